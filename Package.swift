@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-schedulers",
+    products: [
+        .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "LoopScheduling", targets: ["LoopScheduling"]),
+        .executable(name: "loopsched", targets: ["loopsched"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibUV",
+            path: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"]), .brew(["libuv"])]
+        ),
+        .target(name: "Scheduling", swiftSettings: strictSettings),
+        .target(name: "LoopScheduling", dependencies: ["Scheduling", "CLibUV"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "loopsched",
+            dependencies: [
+                "Scheduling", "LoopScheduling",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "LoopSchedulingTests", dependencies: ["LoopScheduling", "Scheduling"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ConformanceTests", dependencies: ["Scheduling", "LoopScheduling"], swiftSettings: strictSettings),
+    ]
+)

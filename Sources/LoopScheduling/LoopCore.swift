@@ -1,0 +1,429 @@
+import Dispatch
+import Scheduling
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a LoopScheduler's loop is run.
+package enum LoopMode {
+    /// Its own named thread.
+    case ownThread
+    /// The thread that called `LoopScheduler.run(name:_:)`.
+    case callerThread
+    /// A host's loop, which the host runs.
+    case adopted
+}
+
+/// The engine behind a LoopScheduler: owned by the loop, held by the public object.
+///
+/// Loop-confined state (queues, heaps, statistics counters, flags) is touched only on the loop
+/// thread, which `isOnLoopThread` tells; other threads reach the engine only through the
+/// `RemoteQueue` (a mutex), atomics and `let`s.
+// Safe as described above: every loop-confined member is used on the loop thread only.
+final class LoopCore: @unchecked Sendable {
+    let name: String
+    let mode: LoopMode
+    let clock: any SchedulerClock
+    private(set) var handles: UVHandles!
+    let remote = RemoteQueue()
+    let thread: LoopThread?
+    /// Whether `schedule` calls on the loop thread are accepted; false once shutdown began.
+    let accepting = Atomic<Bool>(true)
+    private let loopThreadID = Atomic<UInt>(0)
+    /// Left once the loop is closed: every handle closed and, for an owned loop, `uv_loop_close`
+    /// returned 0.
+    private let closedSignal = DispatchGroup()
+    let published = PublishedStatistics()
+
+    /// The public object, made current around every batch. Weak: dropping the last reference to the
+    /// public object is what shuts the loop down.
+    weak var scheduler: LoopScheduler?
+
+    // Loop-confined.
+    private var localTasks: [LoopEntry] = []
+    private var runningTasks: [LoopEntry] = []
+    private var batch = RemoteQueue.Batch()
+    private var timers = IndexedHeap<LoopEntry>()
+    private var wallTimers = IndexedHeap<LoopEntry>()
+    private var nextSequence: UInt64 = 0
+    private var armedDeadline: Int64?
+    private var isRunningWork = false
+    private var shutdownRequested = false
+    private var finalShutdownStarted = false
+    var droppedOnLoopThread = false
+    private var stats = LocalStatistics()
+
+    /// The most batch rounds one callback runs before letting the loop poll for I/O again.
+    private static let roundsPerCallback = 64
+
+    init(
+        name: String, mode: LoopMode, adopting loop: UnsafeMutableRawPointer?, clock: any SchedulerClock,
+        driver: TimerDriverKind
+    ) throws {
+        self.name = name
+        self.mode = mode
+        self.clock = clock
+        self.thread = mode == .ownThread ? LoopThread() : nil
+        closedSignal.enter()
+        do {
+            handles = try UVHandles(adopting: loop, core: self, driver: driver)
+        } catch {
+            closedSignal.leave()
+            throw error
+        }
+        // A host adopting its loop creates the scheduler on the loop's thread (documented); the
+        // caller-thread mode runs the loop right here.
+        if mode != .ownThread { noteLoopThread() }
+    }
+
+    // MARK: Threads
+
+    var isOnLoopThread: Bool {
+        loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    private func noteLoopThread() {
+        let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if loopThreadID.load(ordering: .relaxed) != me { loopThreadID.store(me, ordering: .relaxed) }
+    }
+
+    /// Starts the own thread (own-thread mode).
+    func startThread() throws {
+        guard let thread else { return }
+        try thread.start(name: name) { [self] in
+            noteLoopThread()
+            runLoopToCompletion()
+            if droppedOnLoopThread { thread.detachSelf() }
+        }
+    }
+
+    /// Runs an owned loop until shutdown closed every handle, then closes the loop.
+    func runLoopToCompletion() {
+        handles.run()
+        handles.closeLoop()
+        closedSignal.leave()
+    }
+
+    // MARK: Submitting work
+
+    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let entry = LoopEntry(core: self, kind: .task, deadline: 0, action: action)
+        if isOnLoopThread {
+            guard accepting.load(ordering: .relaxed) else { return Disposables.disposed }
+            localTasks.append(entry)
+            if !isRunningWork { handles.startIdle() }
+            return entry
+        }
+        return submitRemote(entry)
+    }
+
+    func scheduleTimer(_ entry: LoopEntry) -> any Disposable {
+        if isOnLoopThread {
+            guard accepting.load(ordering: .relaxed) else {
+                entry.releaseAction()
+                return Disposables.disposed
+            }
+            insertTimer(entry)
+            return entry
+        }
+        return submitRemote(entry)
+    }
+
+    private func submitRemote(_ entry: LoopEntry) -> any Disposable {
+        switch remote.submit(entry) {
+        case .refused:
+            entry.releaseAction()
+            return Disposables.disposed
+        case .accepted:
+            return entry
+        case .acceptedWake:
+            handles.wake()
+            remote.wakeDone()
+            return entry
+        }
+    }
+
+    /// Called by an entry's `dispose()` when it won the entry away from `pending` (the closure is
+    /// already released): frees a timer's heap slot now on the loop thread, or asks the loop to.
+    /// Tasks stay queued, closure-less, until the loop passes them.
+    func entryDisposed(_ entry: LoopEntry) {
+        guard entry.kind != .task else { return }
+        if isOnLoopThread {
+            if entry.heapIndex >= 0 {
+                removeTimer(entry)
+                stats.disposedBeforeRun += 1
+            }
+            return
+        }
+        if case .acceptedWake = remote.cancel(entry) {
+            handles.wake()
+            remote.wakeDone()
+        }
+    }
+
+    // MARK: Timers (loop thread)
+
+    private func insertTimer(_ entry: LoopEntry) {
+        entry.sequence = nextSequence
+        nextSequence &+= 1
+        if entry.kind == .wallTimer { wallTimers.insert(entry) } else { timers.insert(entry) }
+    }
+
+    private func removeTimer(_ entry: LoopEntry) {
+        if entry.kind == .wallTimer { wallTimers.remove(entry) } else { timers.remove(entry) }
+    }
+
+    /// Fires every timer due by the clocks read once now. Entries inserted during this pass (a
+    /// periodic timer re-armed, a zero-delay timer scheduled by a timer) wait for the next pass, so
+    /// a timer that keeps re-arming itself cannot starve the others (libuv#4245).
+    private func fireDueTimers() -> Bool {
+        let limit = nextSequence
+        var fired = false
+        if let first = timers.first {
+            let now = clock.monotonicNow()
+            if first.deadline <= now {
+                while let top = timers.first, top.deadline <= now, top.sequence < limit {
+                    timers.removeFirst()
+                    fire(top, lateness: now - top.deadline, wallLateness: nil)
+                    fired = true
+                }
+            }
+        }
+        if let first = wallTimers.first {
+            let now = clock.wallNow()
+            if first.deadline <= now {
+                while let top = wallTimers.first, top.deadline <= now, top.sequence < limit {
+                    wallTimers.removeFirst()
+                    fire(top, lateness: now - top.deadline, wallLateness: now - top.deadline)
+                    fired = true
+                }
+            }
+        }
+        return fired
+    }
+
+    private func fire(_ entry: LoopEntry, lateness: Int64, wallLateness: Int64?) {
+        guard let periodic = entry as? PeriodicLoopEntry else {
+            guard ActionLifecycle.claimRun(entry.state) else {
+                stats.disposedBeforeRun += 1
+                return
+            }
+            let action = entry.action.take()
+            stats.recordFire(lateness: lateness)
+            action?()
+            return
+        }
+        guard ActionLifecycle.claimTick(periodic.state) else {
+            stats.disposedBeforeRun += 1
+            return
+        }
+        if let wallLateness {
+            // The first tick of an `at:` periodic timer: from here on the grid is monotonic.
+            periodic.origin = Nanoseconds.subtracting(clock.monotonicNow(), wallLateness)
+            periodic.kind = .timer
+        }
+        stats.recordFire(lateness: lateness)
+        periodic.tick?(periodic.missedTicks)
+        if ActionLifecycle.endTick(periodic.state) {
+            periodic.advance(after: clock.monotonicNow())
+            insertTimer(periodic)
+        } else {
+            periodic.releaseAction()
+        }
+    }
+
+    /// Arms the driver for the earliest deadline, unless it is already armed no later than that.
+    ///
+    /// Cancelling the first timer does not disarm (a cancel-heavy server would pay a syscall per
+    /// cancel): the driver fires once for nothing and is re-armed then. The first timer's leeway
+    /// delays the wake-up, but never past the deadline of any other timer (`secondDeadline`).
+    /// Wall-clock timers are converted to the monotonic clock, re-checked at least once a second.
+    private func armDriver() {
+        var target = Nanoseconds.never
+        if let first = timers.first, first.deadline != Nanoseconds.never {
+            target = first.deadline
+            let leeway = first.leeway
+            if leeway > 0 {
+                target = min(Nanoseconds.adding(first.deadline, leeway), timers.secondDeadline ?? .max)
+            }
+        }
+        var now: Int64?
+        if let first = wallTimers.first, first.deadline != Nanoseconds.never {
+            let monotonicNow = clock.monotonicNow()
+            now = monotonicNow
+            let remaining = min(Nanoseconds.subtracting(first.deadline, clock.wallNow()), 1_000_000_000)
+            target = min(target, Nanoseconds.adding(monotonicNow, remaining))
+        }
+        guard target != Nanoseconds.never else { return }
+        let monotonicNow = now ?? clock.monotonicNow()
+        if target <= monotonicNow {
+            handles.startIdle()
+            return
+        }
+        if let armedDeadline, armedDeadline <= target { return }
+        handles.arm(in: target - monotonicNow)
+        armedDeadline = target
+    }
+
+    // MARK: Running work (loop thread)
+
+    /// Moves what other threads queued onto the loop's own structures.
+    private func drainRemote() -> Bool {
+        let lifecycle = remote.take(into: &batch)
+        if case .shuttingDown = lifecycle { shutdownRequested = true }
+        if batch.submitted.isEmpty && batch.cancelled.isEmpty { return false }
+        for entry in batch.submitted {
+            if entry.kind == .task {
+                localTasks.append(entry)
+            } else if entry.isDisposed {
+                stats.disposedBeforeRun += 1
+            } else {
+                insertTimer(entry)
+            }
+        }
+        for entry in batch.cancelled where entry.heapIndex >= 0 {
+            removeTimer(entry)
+            stats.disposedBeforeRun += 1
+        }
+        batch.submitted.removeAll(keepingCapacity: batch.submitted.capacity <= 65_536)
+        batch.cancelled.removeAll(keepingCapacity: batch.cancelled.capacity <= 65_536)
+        return true
+    }
+
+    /// Runs the tasks queued so far; tasks they schedule run in the next round.
+    private func runLocalTasks() -> Bool {
+        guard !localTasks.isEmpty else { return false }
+        swap(&localTasks, &runningTasks)
+        for entry in runningTasks {
+            if ActionLifecycle.claimRun(entry.state) {
+                let action = entry.action.take()
+                stats.tasksRun += 1
+                action?()
+            } else {
+                stats.disposedBeforeRun += 1
+            }
+        }
+        runningTasks.removeAll(keepingCapacity: runningTasks.capacity <= 65_536)
+        return true
+    }
+
+    /// One batch: remote work, local tasks and due timers, alternating until nothing is left or
+    /// the round limit lets the loop poll again, with the scheduler current throughout.
+    private func runPendingWork() {
+        noteLoopThread()
+        guard !isRunningWork, !finalShutdownStarted else { return }
+        isRunningWork = true
+        do {
+            let previous = CurrentScheduler.exchange(scheduler)
+            var rounds = 0
+            while rounds < Self.roundsPerCallback {
+                var didWork = drainRemote()
+                didWork = runLocalTasks() || didWork
+                didWork = fireDueTimers() || didWork
+                if !didWork { break }
+                rounds += 1
+            }
+            // Dropping our reference may deinitialize the scheduler, which asks for a shutdown:
+            // that is deferred to below, since `isRunningWork` is still set.
+            let ours = CurrentScheduler.exchange(previous)
+            _ = ours
+        }
+        isRunningWork = false
+        if shutdownRequested {
+            finalShutdown()
+            return
+        }
+        if localTasks.isEmpty { handles.stopIdle() } else { handles.startIdle() }
+        publishStatistics()
+    }
+
+    // MARK: libuv callbacks
+
+    func asyncFired() { runPendingWork() }
+
+    func idleFired() { runPendingWork() }
+
+    func timerFired() {
+        armedDeadline = nil
+        runPendingWork()
+    }
+
+    func prepareFired() {
+        noteLoopThread()
+        guard !finalShutdownStarted else { return }
+        stats.loopIterations += 1
+        armDriver()
+        publishStatistics()
+    }
+
+    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
+    func wallClockChanged() {
+        armedDeadline = nil
+        runPendingWork()
+    }
+
+    // MARK: Shutdown
+
+    /// Begins shutdown from any thread. On another thread it returns once the loop is closed (and
+    /// its own thread joined); on the loop thread it completes without waiting for itself.
+    func shutdown() {
+        let (began, outcome) = remote.beginShutdown()
+        if began { accepting.store(false, ordering: .relaxed) }
+        if isOnLoopThread {
+            // The loop is awake already (we are on it): no wake-up needed.
+            if case .acceptedWake = outcome { remote.wakeDone() }
+            shutdownRequested = true
+            if !isRunningWork { finalShutdown() }
+            return
+        }
+        if case .acceptedWake = outcome {
+            handles.wake()
+            remote.wakeDone()
+        }
+        closedSignal.wait()
+        thread?.join()
+    }
+
+    /// On the loop thread: runs every accepted task, disposes every timer, closes every handle.
+    private func finalShutdown() {
+        guard !finalShutdownStarted else { return }
+        finalShutdownStarted = true
+        accepting.store(false, ordering: .relaxed)
+        isRunningWork = true
+        do {
+            let previous = CurrentScheduler.exchange(scheduler)
+            repeat { _ = drainRemote() } while runLocalTasks()
+            let ours = CurrentScheduler.exchange(previous)
+            _ = ours
+        }
+        isRunningWork = false
+        for entry in timers.removeAll() + wallTimers.removeAll() {
+            if ActionLifecycle.dispose(entry.state) == .wasPending {
+                entry.releaseAction()
+                stats.disposedBeforeRun += 1
+            }
+        }
+        // No new sender can start (the lifecycle is no longer open); wait out the ones between
+        // their decision and `uv_async_send` returning, then close the async handle under them.
+        while remote.sendsInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
+        remote.markClosed()
+        publishStatistics()
+        handles.closeAll()
+    }
+
+    /// The last close callback ran.
+    func handlesDidClose() {
+        publishStatistics()
+        loopThreadID.store(0, ordering: .relaxed)
+        if mode == .adopted { closedSignal.leave() }
+    }
+
+    // MARK: Statistics
+
+    private func publishStatistics() {
+        stats.timersPending = timers.count + wallTimers.count
+        published.publish(stats)
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Scheduling
+
+/// A serial ``DateScheduler`` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
+/// and wall-clock `at:`) and fixed-rate periodic timers, with the same contract as the Dispatch
+/// schedulers, cheaper and more precise.
+///
+/// ```swift
+/// let loop = try LoopScheduler(name: "timeouts")
+/// let timeout = loop.schedule(after: .seconds(30)) { request.fail(.timedOut) }
+/// request.onResponse { timeout.dispose() }   // the slot and the closure are freed at once
+/// ```
+///
+/// Three ways to run it: on its own thread (``init(name:)``), on the caller's thread until
+/// ``shutdown()`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
+///
+/// - Work from other threads goes through one lock into a queue, waking the loop only when the
+///   queue goes from empty to non-empty. Work scheduled from inside an action goes to a loop-local
+///   queue with no lock and no wake-up, and runs after the current action returns, in the same
+///   loop iteration; it never runs inline inside `schedule`.
+/// - Timer deadlines are nanoseconds of the monotonic clock read when `schedule` is called (not
+///   libuv's cached millisecond loop time), kept in the scheduler's own heap ordered by
+///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. A timer never starts
+///   early. Disposing a timer on the loop thread frees its slot and closure at once; from another
+///   thread, within one loop iteration.
+/// - Dropping the last reference shuts the loop down, as ``shutdown()`` does.
+public final class LoopScheduler: DateScheduler {
+    /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
+    public let name: String
+    let core: LoopCore
+
+    /// Starts a loop on a new thread named after the scheduler.
+    ///
+    /// - Throws: ``LoopSchedulerError`` if the loop, a handle, a timerfd or the thread cannot be
+    ///   created.
+    public convenience init(name: String = "LoopScheduler") throws {
+        try self.init(name: name, mode: .ownThread, adopting: nil, clock: SystemClock(), driver: .preferred)
+        try core.startThread()
+    }
+
+    /// Puts the scheduler's handles on a host's running or not-yet-running `uv_loop_t`, which the
+    /// host keeps running with `uv_run`.
+    ///
+    /// Call it on the thread that runs (or will run) the loop. The current scheduler is set around
+    /// every action the scheduler runs, and only then: a host's own callbacks on the loop thread do
+    /// not see it as current. The scheduler's handles keep `uv_run` from returning until
+    /// ``shutdown()``, which closes only the scheduler's own handles, never the host's loop.
+    ///
+    /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
+    /// - Note: ``shutdown()`` on another thread waits for the host's loop to process the closing;
+    ///   the host must keep running the loop until it returns.
+    public convenience init(adopting loop: UnsafeMutableRawPointer) throws {
+        try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
+    }
+
+    /// Runs a loop on the calling thread until ``shutdown()``: for a server's main thread.
+    ///
+    /// `body` runs first, on this thread, with the scheduler current: schedule the first work there
+    /// and keep the scheduler (or a way to shut it down) where it is needed. The call returns after
+    /// shutdown: every accepted task ran, every timer was disposed and the loop is closed.
+    public static func run(name: String, _ body: (LoopScheduler) -> Void) throws {
+        let scheduler = try LoopScheduler(
+            name: name, mode: .callerThread, adopting: nil, clock: SystemClock(), driver: .preferred)
+        scheduler.performAsCurrent { body(scheduler) }
+        scheduler.core.runLoopToCompletion()
+    }
+
+    /// For tests and benchmarks: the same, with the clocks and the timer driver chosen.
+    package init(
+        name: String, mode: LoopMode, adopting loop: UnsafeMutableRawPointer?, clock: any SchedulerClock,
+        driver: TimerDriverKind
+    ) throws {
+        self.name = name
+        core = try LoopCore(name: name, mode: mode, adopting: loop, clock: clock, driver: driver)
+        core.scheduler = self
+    }
+
+    /// A loop on its own thread with the given clocks and driver.
+    package convenience init(name: String, clock: any SchedulerClock, driver: TimerDriverKind = .preferred) throws {
+        try self.init(name: name, mode: .ownThread, adopting: nil, clock: clock, driver: driver)
+        try core.startThread()
+    }
+
+    deinit {
+        if core.isOnLoopThread { core.droppedOnLoopThread = true }
+        core.shutdown()
+    }
+
+    /// The wall clock (as the scheduler reads it).
+    public var now: Date {
+        Date(timeIntervalSince1970: Double(core.clock.wallNow()) / 1e9)
+    }
+
+    /// A snapshot of the loop's counters. See ``LoopStatistics``.
+    public var statistics: LoopStatistics { core.published.snapshot }
+
+    /// Schedules `action` to run on the loop as soon as possible.
+    ///
+    /// From inside an action of this scheduler it runs after the current action returns, in the
+    /// same loop iteration; from another thread it runs in the loop's next iteration.
+    ///
+    /// - Returns: a disposable; disposing it before the action starts guarantees it never starts.
+    ///   After ``shutdown()`` began, an already-disposed disposable, and the action never runs.
+    /// - Note: `dispose()` races with the start of the action on the loop thread: it promises only
+    ///   that an action which has not started will not start.
+    @discardableResult
+    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        core.schedule(action)
+    }
+
+    /// Schedules `action` no earlier than `delay` after this call, by the monotonic clock, at
+    /// nanosecond resolution. A non-positive delay runs as soon as possible; a saturated one (such
+    /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let deadline = Nanoseconds.adding(core.clock.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        return core.scheduleTimer(LoopEntry(core: core, kind: .timer, deadline: deadline, action: action))
+    }
+
+    /// Schedules `action` no earlier than the wall clock reaching `date`, also when the clock is
+    /// stepped after this call (on Linux a `TFD_TIMER_CANCEL_ON_SET` timerfd reports steps; the
+    /// wait is re-checked at least once a second anyway). A past date runs as soon as possible;
+    /// `Date.distantFuture` stays pending until disposed. A non-finite date stops the program.
+    @discardableResult
+    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        BadInput.checkDate(date, method: "LoopScheduler.schedule(at:)")
+        let deadline = Nanoseconds.sinceEpoch(date)
+        return core.scheduleTimer(LoopEntry(core: core, kind: .wallTimer, deadline: deadline, action: action))
+    }
+
+    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``. A sub-millisecond interval
+    /// stays periodic; ticks never run back to back to catch up.
+    @discardableResult
+    public func schedule(
+        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(after:repeatingEvery:leeway:)")
+        return periodic(after: delay, interval: interval, leeway: leeway) { _ in action() }
+    }
+
+    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, and tells each tick how many grid points
+    /// were skipped just before it because the loop fell behind (0 when on time).
+    @discardableResult
+    public func schedule(
+        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration = .zero,
+        countingMissedTicks action: @escaping @Sendable (_ missedTicks: Int) -> Void
+    ) -> any Disposable {
+        BadInput.checkPeriod(
+            interval, leeway: leeway, method: "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)")
+        return periodic(after: delay, interval: interval, leeway: leeway, action)
+    }
+
+    private func periodic(
+        after delay: Duration, interval: Duration, leeway: Duration, _ tick: @escaping @Sendable (Int) -> Void
+    ) -> any Disposable {
+        let deadline = Nanoseconds.adding(core.clock.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        let entry = PeriodicLoopEntry(
+            core: core, kind: .timer, deadline: deadline, interval: Nanoseconds.of(interval),
+            leeway: Nanoseconds.of(leeway), tick: tick)
+        return core.scheduleTimer(entry)
+    }
+
+    /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``: the first tick follows the wall
+    /// clock, the grid after it the monotonic clock.
+    @discardableResult
+    public func schedule(
+        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        BadInput.checkDate(date, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
+        BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
+        let entry = PeriodicLoopEntry(
+            core: core, kind: .wallTimer, deadline: Nanoseconds.sinceEpoch(date), interval: Nanoseconds.of(interval),
+            leeway: Nanoseconds.of(leeway)
+        ) { _ in action() }
+        return core.scheduleTimer(entry)
+    }
+
+    /// Shuts the loop down. Idempotent; callable from any thread, the loop thread included.
+    ///
+    /// Tasks accepted by ``schedule(_:)`` before shutdown began still run; every timer, due or not,
+    /// is disposed and never runs; work scheduled after shutdown began is refused (an
+    /// already-disposed disposable). On another thread it returns once no action will run again,
+    /// every closure is released, every handle is closed, an owned loop's `uv_loop_close` returned 0
+    /// and its thread has exited. On the loop thread (from inside an action) it completes after the
+    /// current action returns, without waiting for itself.
+    public func shutdown() {
+        core.shutdown()
+    }
+
+    /// Tells the loop the wall clock was stepped, as the realtime timerfd does on Linux; for tests
+    /// that step an injected clock.
+    package func wallClockDidChange() {
+        let core = self.core
+        _ = core.schedule { core.wallClockChanged() }
+    }
+}
+
+/// Several LoopSchedulers, each on its own thread, handed out round robin.
+public final class LoopSchedulerGroup: Sendable {
+    /// The schedulers, in the order ``next()`` hands them out.
+    public let schedulers: [LoopScheduler]
+    private let cursor = Cursor()
+
+    /// Starts `count` loops named `"<name>-<index>"`. `count` must be positive.
+    public init(count: Int, name: String = "LoopGroup") throws {
+        precondition(count > 0, "LoopSchedulerGroup.init(count:): count must be positive (got \(count))")
+        schedulers = try (0..<count).map { try LoopScheduler(name: "\(name)-\($0)") }
+    }
+
+    /// The next scheduler, round robin. Thread-safe.
+    public func next() -> LoopScheduler {
+        schedulers[cursor.next() % schedulers.count]
+    }
+
+    /// Shuts every loop down (see ``LoopScheduler/shutdown()``).
+    public func shutdown() {
+        for scheduler in schedulers { scheduler.shutdown() }
+    }
+}

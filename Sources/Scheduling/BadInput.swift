@@ -1,0 +1,28 @@
+import Foundation
+
+/// Programmer-error checks with messages that name the method, the parameter label and the value,
+/// such as `QueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive
+/// (got 0.0 seconds)`. They stop the program in every build configuration.
+package enum BadInput {
+    /// Stops the program if `date` is not finite; returns it otherwise.
+    package static func checkDate(
+        _ date: Date, method: String, parameter: String = "at", file: StaticString = #fileID, line: UInt = #line
+    ) {
+        let seconds = date.timeIntervalSinceReferenceDate
+        if !seconds.isFinite {
+            fatalError("\(method): \(parameter) must be a finite date (got \(seconds))", file: file, line: line)
+        }
+    }
+
+    /// Stops the program unless `interval` is positive and `leeway` is not negative.
+    package static func checkPeriod(
+        _ interval: Duration, leeway: Duration, method: String, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        if interval <= .zero {
+            fatalError("\(method): repeatingEvery must be positive (got \(interval))", file: file, line: line)
+        }
+        if leeway < .zero {
+            fatalError("\(method): leeway must not be negative (got \(leeway))", file: file, line: line)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Saturating nanosecond arithmetic and clock readings shared by every scheduler.
+///
+/// Deadlines are `Int64` nanoseconds. Every conversion and sum saturates at `Int64.max` (which
+/// means "never") or `Int64.min`, as NIO's `NIODeadline` and libuv's timeouts clamp: a huge
+/// delay never traps.
+package enum Nanoseconds {
+    /// The deadline that never comes.
+    package static let never = Int64.max
+
+    /// `duration` in nanoseconds, saturating; sub-nanosecond remainders round up so a timer is
+    /// never early by a fraction of a nanosecond.
+    package static func of(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        var fraction = attoseconds / 1_000_000_000
+        if attoseconds % 1_000_000_000 > 0 { fraction += 1 }
+        return adding(whole, fraction)
+    }
+
+    /// `a + b`, saturating.
+    package static func adding(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        if overflow { return b > 0 ? .max : .min }
+        return sum
+    }
+
+    /// `a - b`, saturating.
+    package static func subtracting(_ a: Int64, _ b: Int64) -> Int64 {
+        let (difference, overflow) = a.subtractingReportingOverflow(b)
+        if overflow { return b < 0 ? .max : .min }
+        return difference
+    }
+
+    /// `a * b`, saturating.
+    package static func multiplying(_ a: Int64, _ b: Int64) -> Int64 {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        if overflow { return (a < 0) != (b < 0) ? .min : .max }
+        return product
+    }
+
+    /// Seconds since 1970 of `date` in nanoseconds, saturating; rounds up.
+    package static func sinceEpoch(_ date: Date) -> Int64 {
+        fromSeconds(date.timeIntervalSince1970)
+    }
+
+    /// `seconds` in nanoseconds, saturating, rounded up. The caller has checked it is finite.
+    package static func fromSeconds(_ seconds: Double) -> Int64 {
+        let nanoseconds = (seconds * 1e9).rounded(.up)
+        if nanoseconds >= 9.2e18 { return .max }
+        if nanoseconds <= -9.2e18 { return .min }
+        return Int64(nanoseconds)
+    }
+
+    /// A `Duration` of `nanoseconds`.
+    package static func duration(_ nanoseconds: Int64) -> Duration {
+        .nanoseconds(nanoseconds)
+    }
+
+    /// The monotonic clock (`CLOCK_MONOTONIC`, the clock of Dispatch's `DispatchTime` and of a
+    /// monotonic timerfd), in nanoseconds.
+    package static func monotonicNow() -> Int64 {
+        read(CLOCK_MONOTONIC)
+    }
+
+    /// The wall clock (`CLOCK_REALTIME`), in nanoseconds since 1970.
+    package static func wallNow() -> Int64 {
+        read(CLOCK_REALTIME)
+    }
+
+    private static func read(_ clock: clockid_t) -> Int64 {
+        var now = timespec()
+        let rc = clock_gettime(clock, &now)
+        precondition(rc == 0, "clock_gettime(\(clock)) failed: errno \(errno)")
+        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+    }
+}
+
+/// A pair of clocks a scheduler reads: injectable at `package` level so tests can step the wall
+/// clock or freeze time.
+package protocol SchedulerClock: Sendable {
+    /// Monotonic nanoseconds; never goes backwards.
+    func monotonicNow() -> Int64
+    /// Wall-clock nanoseconds since 1970; may be stepped either way.
+    func wallNow() -> Int64
+}
+
+/// The system's clocks.
+package struct SystemClock: SchedulerClock {
+    package init() {}
+    package func monotonicNow() -> Int64 { Nanoseconds.monotonicNow() }
+    package func wallNow() -> Int64 { Nanoseconds.wallNow() }
+}
