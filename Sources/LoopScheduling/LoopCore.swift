@@ -186,7 +186,7 @@ final class LoopCore: @unchecked Sendable {
             if first.deadline <= now {
                 while let top = timers.first, top.deadline <= now, top.sequence < limit {
                     timers.removeFirst()
-                    fire(top, lateness: now - top.deadline, wallLateness: nil)
+                    fire(top, lateness: Nanoseconds.subtracting(now, top.deadline), wallLateness: nil)
                     fired = true
                 }
             }
@@ -196,7 +196,8 @@ final class LoopCore: @unchecked Sendable {
             if first.deadline <= now {
                 while let top = wallTimers.first, top.deadline <= now, top.sequence < limit {
                     wallTimers.removeFirst()
-                    fire(top, lateness: now - top.deadline, wallLateness: now - top.deadline)
+                    let lateness = Nanoseconds.subtracting(now, top.deadline)
+                    fire(top, lateness: lateness, wallLateness: lateness)
                     fired = true
                 }
             }

@@ -1,5 +1,7 @@
 import CLibUV
+import Dispatch
 import Scheduling
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -325,3 +327,48 @@ private let onClockFD: uv_poll_cb = { handle, status, _ in
     if core.handles.drainClockFD() { core.wallClockChanged() }
 }
 #endif
+
+/// A stand-in for a host program that owns a `uv_loop_t` and runs it on its own thread: how the
+/// tests and the benchmarks exercise ``LoopScheduler/init(adopting:)``.
+package final class HostLoop: Sendable {
+    private let thread = LoopThread()
+    private let finished = DispatchSemaphore(value: 0)
+    private let closeResult = Mutex<Int32?>(nil)
+
+    private init() {}
+
+    /// Starts a host thread with a fresh loop, calls `setUp` on it with the loop (before `uv_run`,
+    /// as a host would create an adopting scheduler), then runs the loop until no handle is left.
+    package static func start<Result: Sendable>(
+        name: String, _ setUp: @escaping @Sendable (UnsafeMutableRawPointer) throws -> Result
+    ) throws -> (HostLoop, Result) {
+        let host = HostLoop()
+        let ready = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        try host.thread.start(name: name) {
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
+            let loop = raw.bindMemory(to: uv_loop_t.self, capacity: 1)
+            let rc = uv_loop_init(loop)
+            precondition(rc == 0, "uv_loop_init failed: \(UVHandles.message(rc))")
+            let result = Swift.Result { try setUp(raw) }
+            outcome.withLock { $0 = result }
+            ready.signal()
+            uv_run(loop, UV_RUN_DEFAULT)
+            let closed = uv_loop_close(loop)
+            raw.deallocate()
+            host.closeResult.withLock { $0 = closed }
+            host.finished.signal()
+        }
+        ready.wait()
+        let result = try outcome.withLock { $0! }.get()
+        return (host, result)
+    }
+
+    /// Waits for `uv_run` to return and the loop to be closed; returns `uv_loop_close`'s result.
+    package func waitUntilFinished() -> Int32 {
+        finished.wait()
+        finished.signal()
+        thread.join()
+        return closeResult.withLock { $0! }
+    }
+}

@@ -16,7 +16,7 @@ public final class ConcurrentQueueScheduler: DateScheduler {
         let queue = DispatchQueue(
             label: name ?? "ConcurrentQueueScheduler", attributes: .concurrent, target: .global(qos: priority.qos))
         self.queue = queue
-        self.timers = DispatchTimers(queue: queue, typeName: "ConcurrentQueueScheduler")
+        self.timers = DispatchTimers(queue: queue, typeName: "ConcurrentQueueScheduler", runsSerially: false)
     }
 
     /// The wall clock.

@@ -3,19 +3,20 @@ import Foundation
 
 /// The timer and task logic shared by ``QueueScheduler`` and ``ConcurrentQueueScheduler``.
 ///
-/// One-shot timers use `asyncAfter` holding only the ``ScheduledAction`` entry (so disposing frees
-/// the closure at once) and re-check the clock when they fire, re-arming if Dispatch woke early.
-/// Periodic timers are `DispatchSourceTimer`s: fixed rate, with Dispatch coalescing missed ticks
+/// One-shot timers live in a ``DispatchTimerQueue`` (the scheduler's own heap, FIFO for equal
+/// deadlines, freed at once on dispose). Periodic timers are `DispatchSourceTimer`s: fixed rate, with Dispatch coalescing missed ticks
 /// into one handler call. The source and the entry hold each other until disposal cancels the
 /// source, so dropping the returned disposable does not stop the timer (ReactiveSwift#582).
 package struct DispatchTimers: Sendable {
     package let queue: DispatchQueue
     /// The type name used in bad-input messages, such as `QueueScheduler`.
     package let typeName: String
+    private let timers: DispatchTimerQueue
 
-    package init(queue: DispatchQueue, typeName: String) {
+    package init(queue: DispatchQueue, typeName: String, runsSerially: Bool) {
         self.queue = queue
         self.typeName = typeName
+        self.timers = DispatchTimerQueue(queue: queue, runsSerially: runsSerially)
     }
 
     package func schedule(owner: any Scheduler, _ action: @escaping @Sendable () -> Void) -> any Disposable {
@@ -27,51 +28,15 @@ package struct DispatchTimers: Sendable {
     package func schedule(
         owner: any Scheduler, after delay: Duration, _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let entry = ScheduledAction(action)
         let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), max(0, Nanoseconds.of(delay)))
-        if deadline != Nanoseconds.never { armMonotonic(entry, deadline: deadline, owner: owner) }
-        return entry
-    }
-
-    private func armMonotonic(_ entry: ScheduledAction, deadline: Int64, owner: any Scheduler) {
-        let remaining = Nanoseconds.subtracting(deadline, Nanoseconds.monotonicNow())
-        if remaining <= 0 {
-            queue.async { entry.runOnce(as: owner) }
-            return
-        }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(remaining))) { [self] in
-            guard entry.isPending else { return }
-            if Nanoseconds.monotonicNow() < deadline {
-                armMonotonic(entry, deadline: deadline, owner: owner)
-            } else {
-                entry.runOnce(as: owner)
-            }
-        }
+        return timers.schedule(deadline: deadline, wall: false, owner: owner, action)
     }
 
     package func schedule(
         owner: any Scheduler, at date: Date, _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkDate(date, method: "\(typeName).schedule(at:)")
-        let entry = ScheduledAction(action)
-        let deadline = Nanoseconds.sinceEpoch(date)
-        if deadline != Nanoseconds.never { armWall(entry, deadline: deadline, owner: owner) }
-        return entry
-    }
-
-    private func armWall(_ entry: ScheduledAction, deadline: Int64, owner: any Scheduler) {
-        if Nanoseconds.wallNow() >= deadline {
-            queue.async { entry.runOnce(as: owner) }
-            return
-        }
-        queue.asyncAfter(wallDeadline: Self.wallTime(deadline)) { [self] in
-            guard entry.isPending else { return }
-            if Nanoseconds.wallNow() < deadline {
-                armWall(entry, deadline: deadline, owner: owner)
-            } else {
-                entry.runOnce(as: owner)
-            }
-        }
+        return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: owner, action)
     }
 
     package func schedule(
@@ -80,6 +45,9 @@ package struct DispatchTimers: Sendable {
     ) -> any Disposable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "\(typeName).schedule(after:repeatingEvery:leeway:)")
         let delayNanoseconds = max(0, Nanoseconds.of(delay))
+        if Nanoseconds.adding(Nanoseconds.monotonicNow(), delayNanoseconds) == Nanoseconds.never {
+            return ScheduledAction(action)  // never due: pending until disposed, nothing armed
+        }
         return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
             source.schedule(deadline: .now() + .nanoseconds(Int(delayNanoseconds)), repeating: repeating, leeway: leeway)
         }
@@ -92,8 +60,9 @@ package struct DispatchTimers: Sendable {
         BadInput.checkDate(date, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
         let deadline = Nanoseconds.sinceEpoch(date)
+        if deadline == Nanoseconds.never { return ScheduledAction(action) }
         return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
-            source.schedule(wallDeadline: Self.wallTime(deadline), repeating: repeating, leeway: leeway)
+            source.schedule(wallDeadline: DispatchTimerQueue.wallTime(deadline), repeating: repeating, leeway: leeway)
         }
     }
 
@@ -110,11 +79,5 @@ package struct DispatchTimers: Sendable {
         entry.setOnDispose { source.cancel() }
         source.resume()
         return entry
-    }
-
-    private static func wallTime(_ nanosecondsSinceEpoch: Int64) -> DispatchWallTime {
-        let seconds = nanosecondsSinceEpoch / 1_000_000_000
-        let nanoseconds = nanosecondsSinceEpoch % 1_000_000_000
-        return DispatchWallTime(timespec: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)))
     }
 }

@@ -14,9 +14,10 @@ import Foundation
 /// timeout.dispose()   // before it started: it never starts
 /// ```
 ///
-/// One-shot `after:` timers are monotonic and `at:` timers follow Dispatch's wall clock; both
-/// re-check their clock when Dispatch wakes them and re-arm if early, so they are never early.
-/// Dispatch may start a one-shot timer late by its default leeway (up to a tenth of the delay).
+/// One-shot `after:` timers are monotonic and `at:` timers follow Dispatch's wall clock. They live
+/// in the scheduler's own heap, so equal deadlines start in scheduling order and a disposed timer
+/// frees its slot and closure at once; one zero-leeway Dispatch timer source per clock wakes the
+/// heap, which re-reads the clock and never starts a timer early.
 public final class QueueScheduler: DateScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue
@@ -26,7 +27,7 @@ public final class QueueScheduler: DateScheduler {
     public init(name: String? = nil, priority: SchedulerPriority = .default) {
         let queue = DispatchQueue(label: name ?? "QueueScheduler", target: .global(qos: priority.qos))
         self.queue = queue
-        self.timers = DispatchTimers(queue: queue, typeName: "QueueScheduler")
+        self.timers = DispatchTimers(queue: queue, typeName: "QueueScheduler", runsSerially: true)
     }
 
     /// Makes a serial scheduler whose private queue targets `target`. Work still runs one action at a
@@ -34,7 +35,7 @@ public final class QueueScheduler: DateScheduler {
     public init(name: String? = nil, targeting target: DispatchQueue) {
         let queue = DispatchQueue(label: name ?? "QueueScheduler", target: target)
         self.queue = queue
-        self.timers = DispatchTimers(queue: queue, typeName: "QueueScheduler")
+        self.timers = DispatchTimers(queue: queue, typeName: "QueueScheduler", runsSerially: true)
     }
 
     /// The wall clock.

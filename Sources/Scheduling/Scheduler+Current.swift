@@ -15,6 +15,7 @@ extension Scheduler {
     /// It does not move `body` to the scheduler's thread or queue: it is for code that already runs
     /// in the scheduler's context and wants the contract to say so (RACScheduler's
     /// `performAsCurrentScheduler:`).
+    @discardableResult
     public func performAsCurrent<Result, Failure: Error>(
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {

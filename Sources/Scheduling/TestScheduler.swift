@@ -36,6 +36,10 @@ public final class TestScheduler: DateScheduler {
         Date(timeIntervalSinceReferenceDate: Double(core.nowNanoseconds) / 1e9)
     }
 
+    /// Virtual time in nanoseconds since the reference date, exactly (a `Date` rounds to about
+    /// 100 ns this far from its epoch).
+    package var virtualNanoseconds: Int64 { core.nowNanoseconds }
+
     /// Actions waiting to run, periodic timers included.
     public var pendingCount: Int { core.pendingCount }
 

@@ -1,0 +1,49 @@
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+extension Conformance {
+    @Suite("9. Bad input")
+    struct BadInput {
+        @Test("Huge delays and dates neither trap nor fire, and stay cancellable", arguments: SchedulerKind.dateSchedulers)
+        func hugeValuesStayPending(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let fired = Atomic<Int>(0)
+                let scheduler = harness.dateScheduler
+                var tracked: Tracked? = Tracked()
+                let weak = WeakBox(tracked!)
+                let disposables = [
+                    scheduler.schedule(after: .seconds(Int64.max)) { [tracked] in _ = tracked; fired.add(1, ordering: .relaxed) },
+                    scheduler.schedule(at: .distantFuture) { fired.add(1, ordering: .relaxed) },
+                    scheduler.schedule(at: Date(timeIntervalSince1970: 1e300)) { fired.add(1, ordering: .relaxed) },
+                    scheduler.schedule(after: .seconds(Int64.max), repeatingEvery: .seconds(Int64.max)) {
+                        fired.add(1, ordering: .relaxed)
+                    },
+                    scheduler.schedule(at: .distantFuture, repeatingEvery: .seconds(1)) { fired.add(1, ordering: .relaxed) },
+                ]
+                tracked = nil
+                harness.letTimePass(.milliseconds(30))
+                let firedValue = fired.load(ordering: .relaxed)
+                #expect(firedValue == 0)
+                for disposable in disposables { disposable.dispose() }
+                #expect(disposables.allSatisfy { $0.isDisposed })
+                #expect(harness.waitUntil { weak.isNil })
+            }
+        }
+
+        @Test("A huge periodic interval ticks once and then stays pending", arguments: SchedulerKind.dateSchedulers)
+        func hugeInterval(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int>(harness)
+                let disposable = harness.dateScheduler.schedule(after: .zero, repeatingEvery: .seconds(Int64.max)) {
+                    log.append(1)
+                }
+                #expect(log.wait(for: 1))
+                harness.letTimePass(.milliseconds(20))
+                #expect(log.count == 1)
+                disposable.dispose()
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import LoopScheduling
+import Scheduling
+import Synchronization
+import Testing
+
+/// Every scheduler the behaviour contract is checked against.
+enum SchedulerKind: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+    case immediate, queue, concurrentQueue, subscription, test, loop, loopCallerThread, loopAdopted
+
+    var testDescription: String { rawValue }
+
+    static let dateSchedulers: [SchedulerKind] = allCases.filter { $0 != .immediate }
+    /// Schedulers that run actions later, on their own context (not inline in `schedule`).
+    static let deferred: [SchedulerKind] = allCases.filter { $0 != .immediate }
+    /// Serial: one action at a time, FIFO per scheduling thread.
+    static let serial: [SchedulerKind] = [.queue, .subscription, .test, .loop, .loopCallerThread, .loopAdopted]
+    static let loops: [SchedulerKind] = [.loop, .loopCallerThread, .loopAdopted]
+    /// Serial schedulers whose `schedule` never runs the action inline. The subscription scheduler
+    /// runs it inline when there is a current scheduler, by definition (rule 7).
+    static let neverInline: [SchedulerKind] = serial.filter { $0 != .subscription }
+
+    var isVirtual: Bool { self == .test }
+}
+
+/// A scheduler under test, with the means to wait for it: real schedulers are waited on with a
+/// generous timeout; the test scheduler is driven through virtual time.
+final class Harness: Sendable {
+    let kind: SchedulerKind
+    let scheduler: any Scheduler
+    /// What `Schedulers.current` must be while one of its actions runs.
+    let expectedCurrent: (any Scheduler)?
+    private let teardown: @Sendable () -> Void
+    private let bell = DispatchSemaphore(value: 0)
+
+    private init(
+        kind: SchedulerKind, scheduler: any Scheduler, expectedCurrent: (any Scheduler)?,
+        teardown: @escaping @Sendable () -> Void = {}
+    ) {
+        self.kind = kind
+        self.scheduler = scheduler
+        self.expectedCurrent = expectedCurrent
+        self.teardown = teardown
+    }
+
+    static func make(_ kind: SchedulerKind) throws -> Harness {
+        switch kind {
+        case .immediate:
+            return Harness(kind: kind, scheduler: ImmediateScheduler(), expectedCurrent: nil)
+        case .queue:
+            let scheduler = QueueScheduler(name: "conformance.queue")
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler)
+        case .concurrentQueue:
+            let scheduler = ConcurrentQueueScheduler(name: "conformance.concurrent")
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler)
+        case .subscription:
+            // Called from test threads with no current scheduler: its work goes to its background.
+            let scheduler = SubscriptionScheduler()
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler.background)
+        case .test:
+            let scheduler = TestScheduler(now: Date())
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler)
+        case .loop:
+            let scheduler = try LoopScheduler(name: "conformance")
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
+        case .loopCallerThread:
+            let handOver = Mutex<LoopScheduler?>(nil)
+            let ready = DispatchSemaphore(value: 0)
+            let returned = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                try! LoopScheduler.run(name: "conformance.run") { scheduler in
+                    handOver.withLock { $0 = scheduler }
+                    ready.signal()
+                }
+                returned.signal()
+            }
+            ready.wait()
+            let scheduler = handOver.withLock { $0! }
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) {
+                scheduler.shutdown()
+                returned.wait()
+            }
+        case .loopAdopted:
+            let (host, scheduler) = try HostLoop.start(name: "conformance.host") { loop in
+                try LoopScheduler(adopting: loop)
+            }
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) {
+                scheduler.shutdown()
+                let rc = host.waitUntilFinished()
+                #expect(rc == 0, "uv_loop_close of the host loop returned \(rc): a handle was left open")
+            }
+        }
+    }
+
+    /// Runs `body` with a fresh harness and tears it down afterwards.
+    static func with(_ kind: SchedulerKind, _ body: (Harness) throws -> Void) throws {
+        let harness = try make(kind)
+        defer { harness.teardown() }
+        try body(harness)
+    }
+
+    var dateScheduler: any DateScheduler { scheduler as! any DateScheduler }
+    var testScheduler: TestScheduler? { scheduler as? TestScheduler }
+
+    /// The clock the contract is stated in: virtual for the test scheduler, monotonic otherwise.
+    func monotonicNow() -> Int64 {
+        if let testScheduler { return testScheduler.virtualNanoseconds }
+        return Nanoseconds.monotonicNow()
+    }
+
+    /// The wall clock as the scheduler sees it, in the same unit as ``due(_:)``.
+    func wallNow() -> Int64 {
+        if let testScheduler { return testScheduler.virtualNanoseconds }
+        return Nanoseconds.wallNow()
+    }
+
+    /// When an `at: date` action is due, in the unit of ``wallNow()``.
+    func due(_ date: Date) -> Int64 {
+        if testScheduler != nil { return Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) }
+        return Nanoseconds.sinceEpoch(date)
+    }
+
+    /// Tells a waiting `waitUntil` to look again.
+    func ring() { bell.signal() }
+
+    /// Waits until `condition` holds: real schedulers up to `timeout` of real time, the test
+    /// scheduler up to `timeout` of virtual time, advanced a millisecond at a time.
+    @discardableResult
+    func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
+        if let testScheduler {
+            let limit = Nanoseconds.of(timeout)
+            var elapsed: Int64 = 0
+            while !condition() {
+                if elapsed >= limit { return false }
+                testScheduler.advance(by: .milliseconds(1))
+                elapsed += 1_000_000
+            }
+            return true
+        }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
+        while !condition() {
+            if DispatchTime.now() >= deadline { return false }
+            _ = bell.wait(timeout: .now() + .milliseconds(5))
+        }
+        return true
+    }
+
+    /// Lets `duration` pass on the scheduler's own clock by waiting for a sentinel timer (virtual
+    /// time simply advances). Anything due earlier on a serial scheduler has run by then.
+    func letTimePass(_ duration: Duration) {
+        if let testScheduler {
+            testScheduler.advance(by: duration)
+            return
+        }
+        let done = Atomic<Bool>(false)
+        dateScheduler.schedule(after: duration) { [self] in
+            done.store(true, ordering: .releasing)
+            ring()
+        }
+        let passed = waitUntil { done.load(ordering: .acquiring) }
+        #expect(passed, "the sentinel timer did not fire on \(kind)")
+    }
+}
+
+/// A thread-safe log of events, ringing the harness on every append.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    private let harness: Harness
+
+    init(_ harness: Harness) {
+        self.harness = harness
+    }
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+        harness.ring()
+    }
+
+    var all: [Value] { values.withLock { $0 } }
+    var count: Int { values.withLock { $0.count } }
+
+    /// Waits until at least `count` values were recorded.
+    @discardableResult
+    func wait(for count: Int, timeout: Duration = .seconds(20)) -> Bool {
+        harness.waitUntil(timeout: timeout) { self.count >= count }
+    }
+}
+
+/// An object whose lifetime the tests watch through a weak reference.
+final class Tracked: Sendable {}
+
+/// A weak reference that can cross threads.
+final class WeakBox: Sendable {
+    private let reference: Mutex<WeakReference>
+
+    private struct WeakReference {
+        weak var object: Tracked?
+    }
+
+    init(_ object: Tracked) {
+        reference = Mutex(WeakReference(object: object))
+    }
+
+    var isNil: Bool { reference.withLock { $0.object == nil } }
+}
+
+/// A slot to hand a disposable to the action it cancels.
+final class DisposableSlot: Sendable {
+    private let slot = Mutex<(any Disposable)?>(nil)
+    var value: (any Disposable)? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
+    }
+}
+
+/// A weak reference to a disposable, to see whether a scheduler still holds it.
+final class WeakDisposable: Sendable {
+    private struct WeakReference {
+        weak var object: (any Disposable)?
+    }
+
+    private let reference = Mutex(WeakReference())
+
+    var value: (any Disposable)? {
+        get { reference.withLock { $0.object } }
+        set { reference.withLock { $0.object = newValue } }
+    }
+}

@@ -1,0 +1,196 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+extension Conformance {
+    @Suite("4. Never early")
+    struct NeverEarly {
+        @Test("after: d starts no earlier than d after the call", arguments: SchedulerKind.dateSchedulers)
+        func afterNeverEarly(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let delays: [Duration] = [.microseconds(200), .microseconds(999), .milliseconds(1), .milliseconds(10),
+                                          .milliseconds(25)]
+                let log = Recorder<(Int64, Int64)>(harness)
+                for delay in delays {
+                    let start = harness.monotonicNow()
+                    harness.dateScheduler.schedule(after: delay) {
+                        log.append((harness.monotonicNow() - start, Nanoseconds.of(delay)))
+                    }
+                }
+                #expect(log.wait(for: delays.count))
+                for (elapsed, delay) in log.all {
+                    #expect(elapsed >= delay, "fired \(delay - elapsed) ns early")
+                }
+            }
+        }
+
+        @Test("at: date starts no earlier than the wall clock reaching date", arguments: SchedulerKind.dateSchedulers)
+        func atNeverEarly(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<(Int64, Int64)>(harness)
+                for offset in [0.0005, 0.003, 0.02] {
+                    let date = harness.dateScheduler.now.addingTimeInterval(offset)
+                    harness.dateScheduler.schedule(at: date) {
+                        log.append((harness.wallNow(), harness.due(date)))
+                    }
+                }
+                #expect(log.wait(for: 3))
+                for (now, due) in log.all { #expect(now >= due, "fired \(due - now) ns before its date") }
+            }
+        }
+
+        @Test("Zero, negative and past deadlines run as soon as possible", arguments: SchedulerKind.dateSchedulers)
+        func pastDeadlinesRun(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<String>(harness)
+                let scheduler = harness.dateScheduler
+                scheduler.schedule(after: .zero) { log.append("zero") }
+                scheduler.schedule(after: .seconds(-5)) { log.append("negative") }
+                scheduler.schedule(after: .seconds(Int64.min)) { log.append("most negative") }
+                scheduler.schedule(at: scheduler.now.addingTimeInterval(-60)) { log.append("past") }
+                scheduler.schedule(at: .distantPast) { log.append("distant past") }
+                #expect(log.wait(for: 5, timeout: .seconds(5)))
+                #expect(Set(log.all) == ["zero", "negative", "most negative", "past", "distant past"])
+            }
+        }
+
+        @Test("The immediate scheduler's timers block until due, then run")
+        func immediateTimersBlock() throws {
+            let start = Nanoseconds.monotonicNow()
+            let ranAt = Mutex<Int64>(0)
+            Schedulers.immediate.schedule(after: .milliseconds(15)) { ranAt.withLock { $0 = Nanoseconds.monotonicNow() } }
+            #expect(ranAt.withLock { $0 } - start >= 15_000_000)
+            let date = Date().addingTimeInterval(0.01)
+            let wallAt = Mutex<Date?>(nil)
+            Schedulers.immediate.schedule(at: date) { wallAt.withLock { $0 = Date() } }
+            #expect(try #require(wallAt.withLock { $0 }) >= date)
+        }
+    }
+
+    @Suite("5. Periodic")
+    struct Periodic {
+        @Test("Tick k starts no earlier than start + k·interval", arguments: SchedulerKind.dateSchedulers)
+        func ticksOnTheGrid(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int64>(harness)
+                let interval: Int64 = 10_000_000
+                let start = harness.monotonicNow() + 5_000_000
+                let disposable = harness.dateScheduler.schedule(
+                    after: .milliseconds(5), repeatingEvery: .milliseconds(10)
+                ) {
+                    log.append(harness.monotonicNow())
+                }
+                #expect(log.wait(for: 8))
+                disposable.dispose()
+                let ticks = log.all
+                var previousCell: Int64 = -1
+                for (index, tick) in ticks.enumerated() {
+                    let cell = (tick - start) / interval
+                    // The index-th tick is for grid point index or later, due at start + index·interval
+                    // or later (`start` was read before scheduling, so it is a lower bound).
+                    #expect(tick >= start + Int64(index) * interval, "tick \(index) started before its grid point")
+                    #expect(cell > previousCell, "two ticks ran for the same grid point: a catch-up burst")
+                    previousCell = cell
+                }
+            }
+        }
+
+        @Test("An overdue periodic timer skips missed ticks instead of bursting", arguments: SchedulerKind.serial)
+        func overdueDoesNotBurst(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int64>(harness)
+                let interval: Int64 = 5_000_000
+                let start = harness.monotonicNow()
+                let count = Atomic<Int>(0)
+                let disposable = harness.dateScheduler.schedule(after: .zero, repeatingEvery: .milliseconds(5)) {
+                    log.append(harness.monotonicNow())
+                    if count.add(1, ordering: .relaxed).newValue == 2, !kind.isVirtual {
+                        // Stall the scheduler for ten intervals.
+                        let until = Nanoseconds.monotonicNow() + 10 * interval
+                        while Nanoseconds.monotonicNow() < until {}
+                    }
+                }
+                #expect(log.wait(for: 6))
+                disposable.dispose()
+                let cells = log.all.map { ($0 - start) / interval }
+                #expect(cells == cells.sorted() && Set(cells).count == cells.count,
+                        "ticks ran back to back for the same grid point: \(cells)")
+                if !kind.isVirtual {
+                    #expect(cells[2] >= cells[1] + 10, "the tick after the stall was not moved to the next grid point")
+                }
+            }
+        }
+
+        @Test("A sub-millisecond period stays periodic", arguments: SchedulerKind.dateSchedulers)
+        func subMillisecondPeriod(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int>(harness)
+                let disposable = harness.dateScheduler.schedule(after: .zero, repeatingEvery: .microseconds(250)) {
+                    log.append(1)
+                }
+                #expect(log.wait(for: 20), "a 250 µs periodic timer ticked \(log.count) times")
+                disposable.dispose()
+            }
+        }
+    }
+
+    @Suite("6. Recursion")
+    struct Recursion {
+        @Test("scheduleRecursive runs again on each reschedule until disposed", arguments: SchedulerKind.allCases)
+        func recursion(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int>(harness)
+                let count = Atomic<Int>(0)
+                let slot = DisposableSlot()
+                let disposable = harness.scheduler.scheduleRecursive { reschedule in
+                    let run = count.add(1, ordering: .relaxed).newValue
+                    log.append(run)
+                    if run < 100 { reschedule() } else { slot.value?.dispose() }
+                }
+                slot.value = disposable
+                #expect(log.wait(for: 100))
+                #expect(log.all == Array(1...100))
+            }
+        }
+
+        @Test("Disposing a recursion stops it", arguments: SchedulerKind.deferred)
+        func disposingStops(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<Int>(harness)
+                let count = Atomic<Int>(0)
+                let slot = DisposableSlot()
+                let handedOver = DispatchSemaphore(value: 0)
+                slot.value = harness.scheduler.scheduleRecursive { reschedule in
+                    let run = count.add(1, ordering: .relaxed).newValue
+                    if run == 1 && !kind.isVirtual { handedOver.wait() }
+                    log.append(run)
+                    if run == 10 { slot.value?.dispose() }
+                    reschedule()
+                }
+                handedOver.signal()
+                #expect(log.wait(for: 10))
+                harness.letTimePass(.milliseconds(30))
+                #expect(log.count == 10)
+            }
+        }
+
+        @Test("The immediate scheduler trampolines a million reschedules on a constant stack")
+        func immediateTrampolines() {
+            let count = Atomic<Int>(0)
+            let depth = Mutex<(first: UInt, last: UInt)>((0, 0))
+            Schedulers.immediate.scheduleRecursive { reschedule in
+                var marker = 0
+                let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+                let run = count.add(1, ordering: .relaxed).newValue
+                if run == 1 { depth.withLock { $0.first = address } }
+                if run < 1_000_000 { reschedule() } else { depth.withLock { $0.last = address } }
+            }
+            let countValue = count.load(ordering: .relaxed)
+            #expect(countValue == 1_000_000)
+            let (first, last) = depth.withLock { $0 }
+            #expect(first == last, "the stack moved by \(Int(bitPattern: first) - Int(bitPattern: last)) bytes")
+        }
+    }
+}
