@@ -179,12 +179,16 @@ final class LoopCore: @unchecked Sendable {
     /// periodic timer re-armed, a zero-delay timer scheduled by a timer) wait for the next pass, so
     /// a timer that keeps re-arming itself cannot starve the others (libuv#4245).
     private func fireDueTimers() -> Bool {
+        // Once shutdown began no timer starts, due or not: shutdown disposes them all.
+        guard accepting.load(ordering: .relaxed) else { return false }
         let limit = nextSequence
         var fired = false
         if let first = timers.first {
             let now = clock.monotonicNow()
             if first.deadline <= now {
-                while let top = timers.first, top.deadline <= now, top.sequence < limit {
+                while let top = timers.first, top.deadline <= now, top.sequence < limit,
+                    accepting.load(ordering: .relaxed)
+                {
                     timers.removeFirst()
                     fire(top, lateness: Nanoseconds.subtracting(now, top.deadline), wallLateness: nil)
                     fired = true
@@ -194,7 +198,9 @@ final class LoopCore: @unchecked Sendable {
         if let first = wallTimers.first {
             let now = clock.wallNow()
             if first.deadline <= now {
-                while let top = wallTimers.first, top.deadline <= now, top.sequence < limit {
+                while let top = wallTimers.first, top.deadline <= now, top.sequence < limit,
+                    accepting.load(ordering: .relaxed)
+                {
                     wallTimers.removeFirst()
                     let lateness = Nanoseconds.subtracting(now, top.deadline)
                     fire(top, lateness: lateness, wallLateness: lateness)

@@ -1,4 +1,5 @@
 import CLibUV
+import Scheduling
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ final class LoopThread: Sendable {
     // Written once by `start` before any other thread can see the object.
     nonisolated(unsafe) private var thread = pthread_t()
     private let joinState = Atomic<UInt8>(JoinState.running.rawValue)
-    private let joined = Mutex<Bool>(false)
+    private let joined = LockedValue<Bool>(false)
 
     private final class Start {
         let name: String

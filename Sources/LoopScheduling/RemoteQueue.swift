@@ -29,7 +29,7 @@ final class RemoteQueue: Sendable {
         var wakePending = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// Threads between deciding to call `uv_async_send` and returning from it; the loop waits for
     /// zero before closing the async handle.
     let sendsInFlight = Atomic<Int>(0)

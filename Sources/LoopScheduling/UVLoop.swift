@@ -333,7 +333,7 @@ private let onClockFD: uv_poll_cb = { handle, status, _ in
 package final class HostLoop: Sendable {
     private let thread = LoopThread()
     private let finished = DispatchSemaphore(value: 0)
-    private let closeResult = Mutex<Int32?>(nil)
+    private let closeResult = LockedValue<Int32?>(nil)
 
     private init() {}
 
@@ -344,7 +344,7 @@ package final class HostLoop: Sendable {
     ) throws -> (HostLoop, Result) {
         let host = HostLoop()
         let ready = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let outcome = LockedValue<Swift.Result<Result, any Error>?>(nil)
         try host.thread.start(name: name) {
             let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
             let loop = raw.bindMemory(to: uv_loop_t.self, capacity: 1)

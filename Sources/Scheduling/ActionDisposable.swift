@@ -8,16 +8,16 @@ import Synchronization
 /// winner's action has finished. The action is released as soon as it has run.
 public final class ActionDisposable: Disposable {
     private let disposed = Atomic<Bool>(false)
-    private let action: Mutex<(@Sendable () -> Void)?>
+    private let action: LockedValue<(@Sendable () -> Void)?>
 
     /// Makes a disposable that runs `action` on the first `dispose()`.
     public init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Mutex(action)
+        self.action = LockedValue(action)
     }
 
     /// Makes a disposable that is only a flag.
     public init() {
-        self.action = Mutex(nil)
+        self.action = LockedValue(nil)
     }
 
     /// Whether `dispose()` has been called. Lock-free.

@@ -21,7 +21,7 @@ public final class CompositeDisposable: Disposable {
         var entries: [Int: any Disposable] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Makes an empty composite.
     public init() {}

@@ -21,7 +21,7 @@ final class DispatchTimerQueue: Sendable {
 
     private let queue: DispatchQueue
     private let runsSerially: Bool
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     // Dispatch sources are thread-safe (their API is meant for use from any thread); the Swift
     // type is only not marked Sendable on Linux.
     nonisolated(unsafe) private let monotonicSource: any DispatchSourceTimer

@@ -80,10 +80,10 @@ private final class Trampoline: Disposable {
     }
 
     private let disposed = Atomic<Bool>(false)
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     init(_ action: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        state = Mutex(State(action: action))
+        state = LockedValue(State(action: action))
     }
 
     var isDisposed: Bool { disposed.load(ordering: .acquiring) }

@@ -139,3 +139,5 @@ extension IndexedHeap {
         }
     }
 }
+
+extension IndexedHeap: Sendable where Entry: Sendable {}

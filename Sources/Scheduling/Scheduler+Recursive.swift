@@ -29,11 +29,11 @@ private final class Recursion: Disposable {
     }
 
     private let scheduler: any Scheduler
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     init(scheduler: any Scheduler, action: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.scheduler = scheduler
-        self.state = Mutex(State(action: action))
+        self.state = LockedValue(State(action: action))
     }
 
     var isDisposed: Bool { state.withLock { $0.isDisposed } }

@@ -11,11 +11,11 @@ public final class SerialDisposable: Disposable {
         var inner: (any Disposable)?
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// Makes a serial disposable, optionally holding `inner`.
     public init(_ inner: (any Disposable)? = nil) {
-        state = Mutex(State(inner: inner))
+        state = LockedValue(State(inner: inner))
     }
 
     /// Whether `dispose()` has been called.

@@ -176,11 +176,11 @@ private struct TestState {
 
 // The mutable state lives in a Mutex; the class only adds identity for the entries to point at.
 private final class TestSchedulerCore: @unchecked Sendable {
-    let state: Mutex<TestState>
+    let state: LockedValue<TestState>
     static let runLimit = 1_000_000
 
     init(now: Int64) {
-        state = Mutex(TestState(now: now))
+        state = LockedValue(TestState(now: now))
     }
 
     var nowNanoseconds: Int64 { state.withLock { $0.now } }
@@ -240,7 +240,9 @@ private final class TestSchedulerCore: @unchecked Sendable {
         }
     }
 
-    func advance(to target: Int64, as scheduler: TestScheduler) {
+    func advance(to requested: Int64, as scheduler: TestScheduler) {
+        // Time never moves backwards: an earlier target runs what is due now.
+        let target = max(requested, nowNanoseconds)
         while let (timer, action) = popFirst(where: { first, _ in first.deadline <= target }) {
             run(timer, action, as: scheduler)
         }

@@ -42,7 +42,7 @@ extension Conformance {
         @Test("The immediate scheduler leaves the current scheduler alone")
         func immediateDoesNotChangeCurrent() {
             let outer = TestScheduler()
-            let seen = Mutex<[ObjectIdentifier?]>([])
+            let seen = LockedValue<[ObjectIdentifier?]>([])
             outer.performAsCurrent {
                 Schedulers.immediate.schedule { seen.withLock { $0.append(Schedulers.current.map(ObjectIdentifier.init)) } }
             }
@@ -69,7 +69,7 @@ extension Conformance {
 
         @Test("Outside any action the current scheduler is nil (off the main thread and queue)")
         func nilOutsideActions() {
-            let result = Mutex<Bool?>(nil)
+            let result = LockedValue<Bool?>(nil)
             let done = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 result.withLock { $0 = Schedulers.current == nil }

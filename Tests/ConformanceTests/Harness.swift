@@ -65,7 +65,7 @@ final class Harness: Sendable {
             let scheduler = try LoopScheduler(name: "conformance")
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
         case .loopCallerThread:
-            let handOver = Mutex<LoopScheduler?>(nil)
+            let handOver = LockedValue<LoopScheduler?>(nil)
             let ready = DispatchSemaphore(value: 0)
             let returned = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
@@ -165,7 +165,7 @@ final class Harness: Sendable {
 
 /// A thread-safe log of events, ringing the harness on every append.
 final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = LockedValue<[Value]>([])
     private let harness: Harness
 
     init(_ harness: Harness) {
@@ -192,14 +192,14 @@ final class Tracked: Sendable {}
 
 /// A weak reference that can cross threads.
 final class WeakBox: Sendable {
-    private let reference: Mutex<WeakReference>
+    private let reference: LockedValue<WeakReference>
 
     private struct WeakReference {
         weak var object: Tracked?
     }
 
     init(_ object: Tracked) {
-        reference = Mutex(WeakReference(object: object))
+        reference = LockedValue(WeakReference(object: object))
     }
 
     var isNil: Bool { reference.withLock { $0.object == nil } }
@@ -207,7 +207,7 @@ final class WeakBox: Sendable {
 
 /// A slot to hand a disposable to the action it cancels.
 final class DisposableSlot: Sendable {
-    private let slot = Mutex<(any Disposable)?>(nil)
+    private let slot = LockedValue<(any Disposable)?>(nil)
     var value: (any Disposable)? {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }
@@ -220,7 +220,7 @@ final class WeakDisposable: Sendable {
         weak var object: (any Disposable)?
     }
 
-    private let reference = Mutex(WeakReference())
+    private let reference = LockedValue(WeakReference())
 
     var value: (any Disposable)? {
         get { reference.withLock { $0.object } }

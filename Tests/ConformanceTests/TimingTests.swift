@@ -59,11 +59,11 @@ extension Conformance {
         @Test("The immediate scheduler's timers block until due, then run")
         func immediateTimersBlock() throws {
             let start = Nanoseconds.monotonicNow()
-            let ranAt = Mutex<Int64>(0)
+            let ranAt = LockedValue<Int64>(0)
             Schedulers.immediate.schedule(after: .milliseconds(15)) { ranAt.withLock { $0 = Nanoseconds.monotonicNow() } }
             #expect(ranAt.withLock { $0 } - start >= 15_000_000)
             let date = Date().addingTimeInterval(0.01)
-            let wallAt = Mutex<Date?>(nil)
+            let wallAt = LockedValue<Date?>(nil)
             Schedulers.immediate.schedule(at: date) { wallAt.withLock { $0 = Date() } }
             #expect(try #require(wallAt.withLock { $0 }) >= date)
         }
@@ -179,7 +179,7 @@ extension Conformance {
         @Test("The immediate scheduler trampolines a million reschedules on a constant stack")
         func immediateTrampolines() {
             let count = Atomic<Int>(0)
-            let depth = Mutex<(first: UInt, last: UInt)>((0, 0))
+            let depth = LockedValue<(first: UInt, last: UInt)>((0, 0))
             Schedulers.immediate.scheduleRecursive { reschedule in
                 var marker = 0
                 let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }

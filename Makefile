@@ -1,0 +1,41 @@
+# The two commands the README promises on a fresh Debian machine with only Swift installed:
+#   make run    loopsched's benchmark on the default workloads (release build)
+#   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
+#               concurrency suites again under the thread and the address sanitizer
+
+SWIFT ?= swift
+STRICT := -Xswiftc -warnings-as-errors
+# Suites that exercise threads: run again under the sanitizers.
+CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests
+
+.PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench clean
+
+all: build
+
+deps:
+	@./scripts/ensure-libuv.sh
+
+build: deps
+	$(SWIFT) build $(STRICT) --build-tests
+
+test: test-unit crosscheck test-tsan test-asan
+
+test-unit: deps
+	$(SWIFT) test $(STRICT)
+
+crosscheck: deps
+	$(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200
+
+test-tsan: deps
+	$(SWIFT) test $(STRICT) --scratch-path .build-tsan --sanitize=thread --filter '$(CONCURRENCY_SUITES)'
+
+test-asan: deps
+	$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address --filter '$(CONCURRENCY_SUITES)'
+
+run: deps
+	$(SWIFT) run $(STRICT) -c release loopsched bench
+
+bench: run
+
+clean:
+	rm -rf .build .build-tsan .build-asan

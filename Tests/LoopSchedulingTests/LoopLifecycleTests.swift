@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+@Suite("LoopScheduler lifecycle")
+struct LoopLifecycleTests {
+    @Test("16 threads × 100k schedules: every task runs exactly once")
+    func manyProducers() throws {
+        let loop = try LoopScheduler(name: "producers")
+        defer { loop.shutdown() }
+        let threads = 16
+        let perThread = 100_000
+        let runs = LockedValue<[Int]>(Array(repeating: 0, count: threads))
+        let total = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for _ in 0..<perThread {
+                loop.schedule {
+                    // Only the loop thread touches `runs`, one task at a time.
+                    runs.withLock { $0[thread] += 1 }
+                    total.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        #expect(eventually(timeout: .seconds(60)) { total.load(ordering: .relaxed) == threads * perThread })
+        // A second look after a round trip: nothing ran twice.
+        _ = onLoop(loop) { 0 }
+        #expect(runs.withLock { $0 } == Array(repeating: perThread, count: threads))
+        #expect(loop.statistics.tasksRun >= threads * perThread)
+    }
+
+    @Test("Shutdown racing 8 scheduling threads: every action ran or was disposed, never neither, never both")
+    func shutdownRacingProducers() throws {
+        for round in 0..<5 {
+            let loop = try LoopScheduler(name: "race\(round)")
+            let records = LockedValue<[(disposable: any Disposable, ran: Flag)]>([])
+            let started = DispatchSemaphore(value: 0)
+            let producers = DispatchGroup()
+            for thread in 0..<8 {
+                DispatchQueue.global().async(group: producers) {
+                    started.signal()
+                    for index in 0..<2000 {
+                        let ran = Flag()
+                        let action: @Sendable () -> Void = { ran.set() }
+                        let disposable =
+                            (index + thread) % 3 == 0
+                            ? loop.schedule(after: .microseconds(index % 7 * 100), action) : loop.schedule(action)
+                        records.withLock { $0.append((disposable, ran)) }
+                    }
+                }
+            }
+            for _ in 0..<8 { started.wait() }
+            loop.shutdown()
+            producers.wait()
+            let all = records.withLock { $0 }
+            var neither = 0
+            var both = 0
+            for record in all {
+                let ran = record.ran.isSet
+                let disposed = record.disposable.isDisposed
+                if !ran && !disposed { neither += 1 }
+                if ran && disposed { both += 1 }
+            }
+            #expect(neither == 0, "\(neither) actions neither ran nor were disposed")
+            #expect(both == 0, "\(both) actions both ran and were disposed")
+        }
+    }
+
+    @Test("Accepted tasks still run at shutdown; timers are disposed and never run")
+    func shutdownRunsAcceptedWork() throws {
+        let loop = try LoopScheduler(name: "drain")
+        let gate = DispatchSemaphore(value: 0)
+        let log = LockedValue<[String]>([])
+        loop.schedule { gate.wait() }
+        let task = loop.schedule { log.withLock { $0.append("task") } }
+        let timer = loop.schedule(after: .zero) { log.withLock { $0.append("timer") } }
+        let periodic = loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) { log.withLock { $0.append("tick") } }
+        let shutdownDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            loop.shutdown()
+            shutdownDone.signal()
+        }
+        // Give shutdown() time to begin, then release the loop.
+        #expect(eventually { !loop.core.accepting.load(ordering: .relaxed) })
+        gate.signal()
+        shutdownDone.wait()
+        #expect(log.withLock { $0 } == ["task"])
+        #expect(!task.isDisposed)
+        #expect(timer.isDisposed && periodic.isDisposed)
+    }
+
+    @Test("Scheduling after shutdown is inert: disposed, never run, closure released")
+    func scheduleAfterShutdown() throws {
+        let loop = try LoopScheduler(name: "inert")
+        loop.shutdown()
+        var tracked: Tracked? = Tracked()
+        let weak = WeakTracked(tracked!)
+        let ran = Atomic<Bool>(false)
+        let disposables = [
+            loop.schedule { [tracked] in _ = tracked; ran.store(true, ordering: .relaxed) },
+            loop.schedule(after: .zero) { [tracked] in _ = tracked; ran.store(true, ordering: .relaxed) },
+            loop.schedule(at: Date()) { ran.store(true, ordering: .relaxed) },
+            loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) { ran.store(true, ordering: .relaxed) },
+        ]
+        tracked = nil
+        #expect(disposables.allSatisfy { $0.isDisposed })
+        #expect(weak.isNil)
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(!didRun)
+    }
+
+    @Test("shutdown() twice, and from the loop thread, completes")
+    func shutdownTwiceAndFromLoop() throws {
+        let loop = try LoopScheduler(name: "twice")
+        let done = DispatchSemaphore(value: 0)
+        loop.schedule {
+            loop.shutdown()
+            loop.shutdown()
+            done.signal()
+        }
+        done.wait()
+        loop.shutdown()
+        loop.shutdown()
+        let refused = loop.schedule {}
+        #expect(refused.isDisposed)
+    }
+
+    @Test("Dropping the last reference with pending timers shuts down and releases everything")
+    func deinitWithPendingTimers() throws {
+        var tracked: Tracked? = Tracked()
+        let weakTracked = WeakTracked(tracked!)
+        let weakLoop = LockedValue<WeakLoop>(WeakLoop())
+        var timer: (any Disposable)?
+        do {
+            let loop = try LoopScheduler(name: "deinit")
+            weakLoop.withLock { $0.loop = loop }
+            timer = loop.schedule(after: .seconds(30)) { [tracked] in _ = tracked }
+            loop.schedule(after: .seconds(1), repeatingEvery: .seconds(1)) { [tracked] in _ = tracked }
+            tracked = nil
+        }
+        #expect(weakLoop.withLock { $0.loop == nil }, "the scheduler outlived its last reference")
+        #expect(weakTracked.isNil, "a closure outlived the scheduler")
+        #expect(timer?.isDisposed == true)
+    }
+
+    @Test("Dropping the last reference on the loop thread shuts down without deadlock")
+    func deinitOnLoopThread() throws {
+        let done = DispatchSemaphore(value: 0)
+        let weakLoop = LockedValue<WeakLoop>(WeakLoop())
+        do {
+            let loop = try LoopScheduler(name: "selfdrop")
+            weakLoop.withLock { $0.loop = loop }
+            // The task holds the only reference once this scope ends; it drops it on the loop thread.
+            let holder = LockedValue<LoopScheduler?>(loop)
+            loop.schedule {
+                holder.withLock { $0 = nil }
+                done.signal()
+            }
+        }
+        done.wait()
+        #expect(eventually { weakLoop.withLock { $0.loop == nil } })
+    }
+
+    @Test("The loop thread is named after the scheduler (first 15 bytes)")
+    func threadName() throws {
+        let loop = try LoopScheduler(name: "a-rather-long-scheduler-name")
+        defer { loop.shutdown() }
+        let name = onLoop(loop) { currentThreadName() }
+        #expect(name == "a-rather-long-s")
+    }
+
+    @Test("statistics counts tasks, timers, disposals and iterations")
+    func statistics() throws {
+        let loop = try LoopScheduler(name: "stats")
+        defer { loop.shutdown() }
+        let done = Atomic<Int>(0)
+        for _ in 0..<10 { loop.schedule { done.add(1, ordering: .relaxed) } }
+        for _ in 0..<5 { loop.schedule(after: .milliseconds(1)) { done.add(1, ordering: .relaxed) } }
+        loop.schedule(after: .seconds(60)) {}.dispose()
+        let pending = loop.schedule(after: .seconds(60)) {}
+        #expect(eventually { done.load(ordering: .relaxed) == 15 })
+        _ = onLoop(loop) { 0 }
+        let stats = loop.statistics
+        #expect(stats.tasksRun >= 10)
+        #expect(stats.timersFired == 5)
+        #expect(stats.timersPending == 1)
+        #expect(stats.disposedBeforeRun == 1)
+        #expect(stats.loopIterations > 0)
+        #expect(stats.maxLateness >= stats.recentLateness)
+        pending.dispose()
+    }
+
+    @Test("LoopSchedulerGroup hands loops out round robin and shuts them all down")
+    func group() throws {
+        let group = try LoopSchedulerGroup(count: 3, name: "group")
+        let picks = (0..<6).map { _ in ObjectIdentifier(group.next()) }
+        #expect(picks[0] != picks[1] && picks[1] != picks[2] && picks[0] == picks[3])
+        group.shutdown()
+        #expect(group.schedulers.allSatisfy { $0.schedule {}.isDisposed })
+    }
+
+    @Test("A host's adopted loop closes cleanly: shutdown closes only the scheduler's handles")
+    func adoptedLoopClosesCleanly() throws {
+        let (host, loop) = try HostLoop.start(name: "host") { try LoopScheduler(adopting: $0) }
+        let ran = Atomic<Bool>(false)
+        loop.schedule(after: .milliseconds(1)) { ran.store(true, ordering: .relaxed) }
+        #expect(eventually { ran.load(ordering: .relaxed) })
+        loop.shutdown()
+        #expect(host.waitUntilFinished() == 0)
+    }
+}
+
+struct WeakLoop {
+    weak var loop: LoopScheduler?
+}
+
+/// The kernel's name for the calling thread.
+func currentThreadName() -> String {
+    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+    return name.trimmingCharacters(in: .newlines)
+}
+
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+/// Clocks the tests can step: real time plus an offset, or a frozen monotonic reading.
+final class SteppableClock: SchedulerClock {
+    private let wallOffset = Atomic<Int64>(0)
+    private let frozenMonotonic = Atomic<Int64>(0)
+
+    func monotonicNow() -> Int64 {
+        let frozen = frozenMonotonic.load(ordering: .acquiring)
+        return frozen != 0 ? frozen : Nanoseconds.monotonicNow()
+    }
+
+    func wallNow() -> Int64 { Nanoseconds.wallNow() + wallOffset.load(ordering: .acquiring) }
+
+    func stepWall(by nanoseconds: Int64) { wallOffset.add(nanoseconds, ordering: .acquiringAndReleasing) }
+    func freezeMonotonic(at value: Int64) { frozenMonotonic.store(value, ordering: .releasing) }
+    func unfreeze() { frozenMonotonic.store(0, ordering: .releasing) }
+}
+
+/// Waits, without sleeping, until `condition` holds or `timeout` passes.
+@discardableResult
+func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
+    let bell = DispatchSemaphore(value: 0)
+    while !condition() {
+        if DispatchTime.now() >= deadline { return false }
+        _ = bell.wait(timeout: .now() + .milliseconds(2))
+    }
+    return true
+}
+
+/// Runs `body` on the loop and waits for its result.
+func onLoop<Result: Sendable>(_ loop: LoopScheduler, _ body: @escaping @Sendable () -> Result) -> Result {
+    let result = LockedValue<Result?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    loop.schedule {
+        result.withLock { $0 = body() }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
+}
+
+/// Spins for `nanoseconds`: the loop thread must be busy, not asleep, for these tests.
+func busyWait(_ nanoseconds: Int64) {
+    let until = Nanoseconds.monotonicNow() + nanoseconds
+    while Nanoseconds.monotonicNow() < until {}
+}
+
+final class Tracked: Sendable {}
+
+final class WeakTracked: Sendable {
+    private struct Reference { weak var object: Tracked? }
+    private let reference: LockedValue<Reference>
+    init(_ object: Tracked) { reference = LockedValue(Reference(object: object)) }
+    var isNil: Bool { reference.withLock { $0.object == nil } }
+}
+
+extension TimerDriverKind: CustomTestStringConvertible {
+    public var testDescription: String { self == .timerfd ? "timerfd" : "uv_timer" }
+    static let all: [TimerDriverKind] = [.timerfd, .uvTimer]
+}
