@@ -25,10 +25,11 @@ let package = Package(
         ),
         .target(name: "Scheduling", swiftSettings: strictSettings),
         .target(name: "LoopScheduling", dependencies: ["Scheduling", "CLibUV"], swiftSettings: strictSettings),
+        .target(name: "CProcessStats"),
         .executableTarget(
             name: "loopsched",
             dependencies: [
-                "Scheduling", "LoopScheduling",
+                "Scheduling", "LoopScheduling", "CProcessStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

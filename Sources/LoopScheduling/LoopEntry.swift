@@ -1,33 +1,34 @@
 import Scheduling
 import Synchronization
 
-/// One scheduled action of a LoopScheduler: the queue entry, the heap entry and the returned
-/// disposable in one object (so one allocation besides the closure's context).
+/// One scheduled task of a LoopScheduler: the queue entry and the returned disposable in one
+/// object, so one allocation besides the closure's context (48 bytes with the allocator's header).
 ///
 /// Thread rules: `state` is atomic; `action` belongs to whoever wins a transition out of
-/// `pending` (see `ActionLifecycle`); `deadline`, `sequence` and `heapIndex` are loop-confined
-/// once the entry reached the loop (the scheduling thread writes them before publishing it).
+/// `pending` (see `ActionLifecycle`); everything else is written before the entry is published and
+/// read-only afterwards, except a timer's heap fields, which are loop-confined.
 // Safe as described above: the atomic state machine decides every cross-thread access.
-class LoopEntry: IndexedHeapEntry, Disposable, @unchecked Sendable {
-    enum Kind: UInt8 {
-        case task
-        case timer
-        case wallTimer
-    }
-
+class LoopWork: Disposable, @unchecked Sendable {
     let core: LoopCore
-    var deadline: Int64
-    var sequence: UInt64 = 0
-    var heapIndex = -1
-    final var action: (@Sendable () -> Void)?
+    // Guarded by `state` (one owner at a time), so the runtime exclusivity check is redundant.
+    @exclusivity(unchecked) final var action: (@Sendable () -> Void)?
     let state = Atomic<UInt8>(ActionLifecycle.pending)
-    final var kind: Kind
+    // The flags live here, in the padding after `state`, not in the subclasses: Swift does not
+    // pack a subclass's fields into its superclass's padding, and a timer would grow to the next
+    // allocator size class.
+    /// Set by the timer subclasses, so the hot paths test a byte instead of casting.
+    final let isTimer: Bool
+    /// A periodic timer (`PeriodicLoopTimer`).
+    final let isPeriodic: Bool
+    /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire).
+    final var isWall: Bool
 
-    init(core: LoopCore, kind: Kind, deadline: Int64, action: (@Sendable () -> Void)?) {
+    init(core: LoopCore, action: (@Sendable () -> Void)?, isTimer: Bool = false, isPeriodic: Bool = false, isWall: Bool = false) {
         self.core = core
-        self.kind = kind
-        self.deadline = deadline
         self.action = action
+        self.isTimer = isTimer
+        self.isPeriodic = isPeriodic
+        self.isWall = isWall
     }
 
     final var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
@@ -43,6 +44,20 @@ class LoopEntry: IndexedHeapEntry, Disposable, @unchecked Sendable {
     func releaseAction() {
         action = nil
     }
+}
+
+/// A one-shot timer: a task with a deadline and a slot in one of the loop's heaps (80 bytes).
+class LoopTimer: LoopWork, IndexedHeapEntry, @unchecked Sendable {
+    // Loop-confined once published.
+    /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`.
+    @exclusivity(unchecked) var deadline: Int64
+    @exclusivity(unchecked) var sequence: UInt64 = 0
+    @exclusivity(unchecked) var heapIndex = -1
+
+    init(core: LoopCore, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
+        self.deadline = deadline
+        super.init(core: core, action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
+    }
 
     /// How late a tick may start, for coalescing wake-ups. One-shot timers have none.
     var leeway: Int64 { 0 }
@@ -50,24 +65,24 @@ class LoopEntry: IndexedHeapEntry, Disposable, @unchecked Sendable {
 
 /// A periodic timer: ticks on the grid `origin + k·interval`, skipping missed grid points and
 /// telling the next tick how many it skipped.
-final class PeriodicLoopEntry: LoopEntry, @unchecked Sendable {
+final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     let interval: Int64
     let tickLeeway: Int64
-    /// The grid's origin on the monotonic clock; unknown (0) while the first tick is a wall-clock one.
-    var origin: Int64
-    var tickIndex: Int64 = 0
-    var missedTicks = 0
-    var tick: (@Sendable (_ missedTicks: Int) -> Void)?
+    /// The grid's origin on the monotonic clock; set at the first tick of a wall-clock timer.
+    @exclusivity(unchecked) var origin: Int64
+    @exclusivity(unchecked) var tickIndex: Int64 = 0
+    @exclusivity(unchecked) var missedTicks = 0
+    @exclusivity(unchecked) var tick: (@Sendable (_ missedTicks: Int) -> Void)?
 
     init(
-        core: LoopCore, kind: Kind, deadline: Int64, interval: Int64, leeway: Int64,
+        core: LoopCore, deadline: Int64, isWall: Bool, interval: Int64, leeway: Int64,
         tick: @escaping @Sendable (Int) -> Void
     ) {
         self.interval = interval
         self.tickLeeway = leeway
         self.origin = deadline
         self.tick = tick
-        super.init(core: core, kind: kind, deadline: deadline, action: nil)
+        super.init(core: core, deadline: deadline, isWall: isWall, isPeriodic: true, action: nil)
     }
 
     override func releaseAction() {

@@ -88,7 +88,7 @@ public final class LoopScheduler: DateScheduler {
 
     /// The wall clock (as the scheduler reads it).
     public var now: Date {
-        Date(timeIntervalSince1970: Double(core.clock.wallNow()) / 1e9)
+        Date(timeIntervalSince1970: Double(core.wallNow()) / 1e9)
     }
 
     /// A snapshot of the loop's counters. See ``LoopStatistics``.
@@ -113,8 +113,8 @@ public final class LoopScheduler: DateScheduler {
     /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let deadline = Nanoseconds.adding(core.clock.monotonicNow(), max(0, Nanoseconds.of(delay)))
-        return core.scheduleTimer(LoopEntry(core: core, kind: .timer, deadline: deadline, action: action))
+        let deadline = Nanoseconds.adding(core.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        return core.scheduleTimer(LoopTimer(core: core, deadline: deadline, isWall: false, action: action))
     }
 
     /// Schedules `action` no earlier than the wall clock reaching `date`, also when the clock is
@@ -125,7 +125,7 @@ public final class LoopScheduler: DateScheduler {
     public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:)")
         let deadline = Nanoseconds.sinceEpoch(date)
-        return core.scheduleTimer(LoopEntry(core: core, kind: .wallTimer, deadline: deadline, action: action))
+        return core.scheduleTimer(LoopTimer(core: core, deadline: deadline, isWall: true, action: action))
     }
 
     /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``. A sub-millisecond interval
@@ -154,9 +154,9 @@ public final class LoopScheduler: DateScheduler {
     private func periodic(
         after delay: Duration, interval: Duration, leeway: Duration, _ tick: @escaping @Sendable (Int) -> Void
     ) -> any Disposable {
-        let deadline = Nanoseconds.adding(core.clock.monotonicNow(), max(0, Nanoseconds.of(delay)))
-        let entry = PeriodicLoopEntry(
-            core: core, kind: .timer, deadline: deadline, interval: Nanoseconds.of(interval),
+        let deadline = Nanoseconds.adding(core.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        let entry = PeriodicLoopTimer(
+            core: core, deadline: deadline, isWall: false, interval: Nanoseconds.of(interval),
             leeway: Nanoseconds.of(leeway), tick: tick)
         return core.scheduleTimer(entry)
     }
@@ -170,8 +170,8 @@ public final class LoopScheduler: DateScheduler {
     ) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
-        let entry = PeriodicLoopEntry(
-            core: core, kind: .wallTimer, deadline: Nanoseconds.sinceEpoch(date), interval: Nanoseconds.of(interval),
+        let entry = PeriodicLoopTimer(
+            core: core, deadline: Nanoseconds.sinceEpoch(date), isWall: true, interval: Nanoseconds.of(interval),
             leeway: Nanoseconds.of(leeway)
         ) { _ in action() }
         return core.scheduleTimer(entry)

@@ -19,8 +19,8 @@ enum LoopLifecycle {
 /// goes from empty to non-empty: `wakePending` stays set until the loop takes the batch.
 final class RemoteQueue: Sendable {
     struct Batch {
-        var submitted: [LoopEntry] = []
-        var cancelled: [LoopEntry] = []
+        var submitted: [LoopWork] = []
+        var cancelled: [LoopTimer] = []
     }
 
     private struct State {
@@ -42,7 +42,7 @@ final class RemoteQueue: Sendable {
     }
 
     /// Queues `entry` to run or be inserted on the loop, unless shutdown began.
-    func submit(_ entry: LoopEntry) -> Outcome {
+    func submit(_ entry: LoopWork) -> Outcome {
         state.withLock { state in
             guard case .open = state.lifecycle else { return .refused }
             state.batch.submitted.append(entry)
@@ -51,7 +51,7 @@ final class RemoteQueue: Sendable {
     }
 
     /// Tells the loop that a timer was disposed off the loop, so it frees the slot now.
-    func cancel(_ entry: LoopEntry) -> Outcome {
+    func cancel(_ entry: LoopTimer) -> Outcome {
         state.withLock { state in
             guard case .open = state.lifecycle else { return .refused }
             state.batch.cancelled.append(entry)

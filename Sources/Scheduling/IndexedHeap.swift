@@ -2,7 +2,7 @@
 /// be removed in O(log n) without a search.
 @usableFromInline
 package protocol IndexedHeapEntry: AnyObject {
-    /// When the entry is due.
+    /// When the entry is due. Must not change while the entry is in a heap.
     var deadline: Int64 { get }
     /// Ties between equal deadlines break by this, in increasing order (scheduling order).
     var sequence: UInt64 { get }
@@ -10,30 +10,68 @@ package protocol IndexedHeapEntry: AnyObject {
     var heapIndex: Int { get set }
 }
 
-/// A binary min-heap of class entries ordered by `(deadline, sequence)`, each entry knowing its
+/// A 4-ary min-heap of class entries ordered by `(deadline, sequence)`, each entry knowing its
 /// slot (libuv's `heap-inl.h` and NIO's `PriorityQueue` order the same way: a plain heap is not
 /// stable, the sequence makes it so).
+///
+/// The keys are copied into the heap's own array next to the entry reference, so sifting compares
+/// contiguous memory and never dereferences an entry: with a million timers scattered over the
+/// allocator, a pointer-chasing heap spends most of its time in cache misses (measured: 60% of the
+/// loop thread in one load). Four children per node halve the depth and sit in one or two cache
+/// lines; only the slot write-back touches the entry. The heap owns one retain of each entry, taken
+/// on insert and given back on removal, and writes slots through that reference without touching
+/// the reference count (a retain there was an atomic on a cold cache line: half the loop's time).
+///
+/// A heap must be emptied (`removeAll()`) before it is dropped, or its entries leak; every owner
+/// in this package does so on shutdown or deinit.
 ///
 /// - Complexity: `insert`, `removeFirst` and `remove(_:)` are O(log n); `first` is O(1).
 @usableFromInline
 package struct IndexedHeap<Entry: IndexedHeapEntry> {
-    @usableFromInline package var storage: [Entry] = []
+    @usableFromInline
+    package struct Node {
+        @usableFromInline var deadline: Int64
+        @usableFromInline var sequence: UInt64
+        /// Retained by the heap while the node is in it.
+        @usableFromInline var reference: Unmanaged<Entry>
+
+        @inlinable init(_ entry: Entry) {
+            deadline = entry.deadline
+            sequence = entry.sequence
+            reference = Unmanaged.passRetained(entry)
+        }
+
+        @inlinable var entry: Entry { reference.takeUnretainedValue() }
+
+        /// Writes the entry's slot without retaining it: the heap's own retain keeps it alive.
+        @inlinable @inline(__always)
+        func setSlot(_ index: Int) {
+            reference._withUnsafeGuaranteedRef { $0.heapIndex = index }
+        }
+    }
+
+    @usableFromInline package var storage: [Node] = []
 
     @inlinable package init() {}
 
     @inlinable package var count: Int { storage.count }
     @inlinable package var isEmpty: Bool { storage.isEmpty }
-    @inlinable package var first: Entry? { storage.first }
+    @inlinable package var first: Entry? { storage.first?.entry }
+
+    /// The first entry's key, read from the heap's own array (no entry dereference).
+    @inlinable package var firstKey: (deadline: Int64, sequence: UInt64)? {
+        guard let node = storage.first else { return nil }
+        return (node.deadline, node.sequence)
+    }
 
     @inlinable @inline(__always)
-    static func less(_ a: Entry, _ b: Entry) -> Bool {
+    static func less(_ a: Node, _ b: Node) -> Bool {
         a.deadline < b.deadline || (a.deadline == b.deadline && a.sequence < b.sequence)
     }
 
     @inlinable package mutating func insert(_ entry: Entry) {
         precondition(entry.heapIndex < 0, "IndexedHeap.insert: the entry is already in a heap (slot \(entry.heapIndex))")
-        storage.append(entry)
-        entry.heapIndex = storage.count - 1
+        storage.append(Node(entry))
         siftUp(storage.count - 1)
         checkInvariants()
     }
@@ -47,7 +85,8 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     /// Removes `entry` if it is in this heap; does nothing otherwise.
     @inlinable package mutating func remove(_ entry: Entry) {
         let index = entry.heapIndex
-        guard index >= 0, index < storage.count, storage[index] === entry else { return }
+        guard index >= 0, index < storage.count, storage[index].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+        else { return }
         remove(at: index)
     }
 
@@ -55,12 +94,15 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     mutating func remove(at index: Int) -> Entry {
         let last = storage.count - 1
         if index != last { storage.swapAt(index, last) }
-        let removed = storage.removeLast()
+        let removed = storage.removeLast().reference.takeRetainedValue()
         removed.heapIndex = -1
         if index < storage.count {
-            storage[index].heapIndex = index
-            siftDown(index)
-            siftUp(index)
+            // The node moved into the hole may belong above it or below it.
+            if index > 0 && Self.less(storage[index], storage[(index - 1) / 4]) {
+                siftUp(index)
+            } else {
+                siftDown(index)
+            }
         }
         shrinkIfSparse()
         checkInvariants()
@@ -69,7 +111,7 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
 
     /// Removes every entry, leaving each one's slot at -1.
     @inlinable package mutating func removeAll() -> [Entry] {
-        let all = storage
+        let all = storage.map { $0.reference.takeRetainedValue() }
         storage = []
         for entry in all { entry.heapIndex = -1 }
         return all
@@ -79,48 +121,56 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     /// million cancelled timers does not pin their slots.
     @inlinable mutating func shrinkIfSparse() {
         let capacity = storage.capacity
-        if capacity > 1024, storage.count < capacity / 4 {
-            storage = Array(storage)
-        }
+        guard capacity > 1024, storage.count < capacity / 4 else { return }
+        // `Array(storage)` would share the buffer; a fresh one with room to grow is what frees it.
+        var smaller: [Node] = []
+        smaller.reserveCapacity(storage.count * 2)
+        smaller.append(contentsOf: storage)
+        storage = smaller
     }
 
     @inlinable mutating func siftUp(_ start: Int) {
         var index = start
         while index > 0 {
-            let parent = (index - 1) / 2
+            let parent = (index - 1) / 4
             guard Self.less(storage[index], storage[parent]) else { break }
             storage.swapAt(index, parent)
-            storage[index].heapIndex = index
-            storage[parent].heapIndex = parent
+            storage[index].setSlot(index)
             index = parent
         }
+        storage[index].setSlot(index)
     }
 
     @inlinable mutating func siftDown(_ start: Int) {
         var index = start
         let count = storage.count
         while true {
-            let left = 2 * index + 1
-            guard left < count else { break }
-            let right = left + 1
-            let child = right < count && Self.less(storage[right], storage[left]) ? right : left
-            guard Self.less(storage[child], storage[index]) else { break }
-            storage.swapAt(index, child)
-            storage[index].heapIndex = index
-            storage[child].heapIndex = child
-            index = child
+            let firstChild = 4 * index + 1
+            guard firstChild < count else { break }
+            var smallest = firstChild
+            var child = firstChild + 1
+            let end = Swift.min(firstChild + 4, count)
+            while child < end {
+                if Self.less(storage[child], storage[smallest]) { smallest = child }
+                child += 1
+            }
+            guard Self.less(storage[smallest], storage[index]) else { break }
+            storage.swapAt(index, smallest)
+            storage[index].setSlot(index)
+            index = smallest
         }
+        storage[index].setSlot(index)
     }
 
     /// Debug builds check the heap order and every entry's slot after each mutation.
     @inlinable func checkInvariants() {
         #if DEBUG
         guard storage.count <= 64 else { return }  // O(n): checked on small heaps, where tests live
-        for (index, entry) in storage.enumerated() {
-            assert(entry.heapIndex == index, "IndexedHeap: entry at slot \(index) thinks it is at \(entry.heapIndex)")
+        for (index, node) in storage.enumerated() {
+            assert(node.entry.heapIndex == index, "IndexedHeap: entry at slot \(index) thinks it is at \(node.entry.heapIndex)")
+            assert(node.deadline == node.entry.deadline, "IndexedHeap: an entry's deadline changed while in the heap")
             if index > 0 {
-                let parent = storage[(index - 1) / 2]
-                assert(!Self.less(entry, parent), "IndexedHeap: slot \(index) orders before its parent")
+                assert(!Self.less(node, storage[(index - 1) / 4]), "IndexedHeap: slot \(index) orders before its parent")
             }
         }
         #endif
@@ -132,12 +182,12 @@ extension IndexedHeap {
     /// this late, which is what lets a timer driver delay a wake-up by the first entry's leeway
     /// without making any other entry late. Nil when there is at most one entry.
     @inlinable package var secondDeadline: Int64? {
-        switch storage.count {
-        case 0, 1: nil
-        case 2: storage[1].deadline
-        default: min(storage[1].deadline, storage[2].deadline)
-        }
+        guard storage.count > 1 else { return nil }
+        var smallest = storage[1].deadline
+        for index in 2..<Swift.min(5, storage.count) { smallest = Swift.min(smallest, storage[index].deadline) }
+        return smallest
     }
 }
 
 extension IndexedHeap: Sendable where Entry: Sendable {}
+extension IndexedHeap.Node: Sendable where Entry: Sendable {}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Medians of every metric, laid out as a table or as JSON.
+struct Report {
+    let workloads: [Workload]
+    let samples: [Workload: [BenchTarget: [Sample]]]
+    let repetitions: Int
+
+    /// The metric names of a workload, in the order its samples first reported them.
+    private func metrics(of workload: Workload) -> [String] {
+        let names = samples[workload]?.values.flatMap { $0.flatMap { $0.metrics.keys } } ?? []
+        return Array(Set(names)).sorted(by: Self.metricOrder)
+    }
+
+    private static func metricOrder(_ a: String, _ b: String) -> Bool {
+        let preferred = ["ns/task", "ns/schedule", "wall s", "cpu s", "ns/pair fifo", "ns/pair random", "peak MB",
+                         "held MB after", "last-tick drift ms", "tick p50 µs", "tick p99 µs", "p50 µs", "p99 µs",
+                         "p99.9 µs", "max µs", "early", "bytes/timer"]
+        return (preferred.firstIndex(of: a) ?? 99, a) < (preferred.firstIndex(of: b) ?? 99, b)
+    }
+
+    func medianOf(_ workload: Workload, _ target: BenchTarget, _ metric: String) -> Double? {
+        let values = samples[workload]?[target]?.compactMap { $0.metrics[metric] } ?? []
+        return values.isEmpty ? nil : median(values)
+    }
+
+    func table() -> String {
+        var lines = [
+            "loopsched bench — medians of \(repetitions) run(s) each, interleaved; ratio = Loop / Queue (lower is better)",
+            "",
+            Self.row("workload", "metric", "LoopScheduler", "QueueScheduler", "ratio"),
+            Self.row(String(repeating: "-", count: 15), String(repeating: "-", count: 19), String(repeating: "-", count: 14),
+                     String(repeating: "-", count: 14), String(repeating: "-", count: 7)),
+        ]
+        for workload in workloads {
+            var first = true
+            for metric in metrics(of: workload) {
+                let loop = medianOf(workload, .loop, metric)
+                let queue = medianOf(workload, .queue, metric)
+                let ratio: String
+                if let loop, let queue, queue != 0 { ratio = Self.format(loop / queue) } else { ratio = "–" }
+                lines.append(Self.row(first ? workload.rawValue : "", metric, loop.map(Self.format) ?? "–",
+                                      queue.map(Self.format) ?? "–", ratio))
+                first = false
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ columns: String...) -> String {
+        let widths = [15, 19, 14, 14, 7]
+        return zip(columns, widths).enumerated().map { index, pair in
+            index < 2 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                : String(repeating: " ", count: max(0, pair.1 - pair.0.count)) + pair.0
+        }.joined(separator: "  ")
+    }
+
+    static func format(_ value: Double) -> String {
+        if value == 0 { return "0" }
+        if abs(value) >= 100 { return String(format: "%.0f", value) }
+        if abs(value) >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.3g", value)
+    }
+
+    func json() -> String {
+        var objects: [String] = []
+        for workload in workloads {
+            for target in BenchTarget.allCases {
+                guard let runs = samples[workload]?[target] else { continue }
+                let figures = metrics(of: workload).compactMap { metric in
+                    medianOf(workload, target, metric).map { "\(Self.quoted(metric)): \(Self.jsonNumber($0))" }
+                }
+                let failures = runs.flatMap(\.failures).map(Self.quoted)
+                objects.append(
+                    "{\"workload\": \(Self.quoted(workload.rawValue)), \"scheduler\": \(Self.quoted(target.displayName)), "
+                        + "\"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
+                        + "\"failures\": [\(failures.joined(separator: ", "))]}")
+            }
+        }
+        return objects.joined(separator: "\n")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    private static func jsonNumber(_ value: Double) -> String {
+        value.isFinite ? String(value) : "null"
+    }
+}
