@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+import LoopScheduling
+import Scheduling
+
+/// The schedulers a cross-check compares.
+enum CheckedScheduler: String, CaseIterable {
+    case loop = "LoopScheduler"
+    case queue = "QueueScheduler"
+    case test = "TestScheduler"
+
+    var isSerial: Bool { true }
+}
+
+/// What happened while a script ran on one scheduler.
+struct Trace: Sendable {
+    /// One start of an action: which op, which run of it, when it started and ended (scheduler's
+    /// clock), and whether the scheduler was current.
+    struct Run: Sendable {
+        var op: Int
+        var start: Int64
+        var end: Int64
+        var wallStart: Int64
+        var wasCurrent: Bool
+        /// For nested children: which child.
+        var child: Int
+    }
+
+    var runs: [Run] = []
+    /// Per op: the clock just before `schedule` was called, and the wall clock then.
+    var called: [Int: (monotonic: Int64, wall: Int64)] = [:]
+    /// Per op: when `dispose()` returned, for disposed ops.
+    var disposedAt: [Int: Int64] = [:]
+    /// Per op: the deadline the driver asked for (monotonic lower bound), for one-shot timers.
+    var dueAtLeast: [Int: Int64] = [:]
+    /// Per op: the wall-clock date asked for, in nanoseconds of the scheduler's wall clock.
+    var wallDue: [Int: Int64] = [:]
+    var timedOut = false
+}
+
+/// Runs scripts on one kind of scheduler and records a trace.
+struct ScriptRunner {
+    let kind: CheckedScheduler
+
+    func run(_ script: Script) throws -> Trace {
+        switch kind {
+        case .loop:
+            let loop = try LoopScheduler(name: "crosscheck")
+            defer { loop.shutdown() }
+            return drive(script, on: loop, clock: { Nanoseconds.monotonicNow() }, wall: { Nanoseconds.wallNow() }) {
+                _ in
+            }
+        case .queue:
+            let queue = QueueScheduler(name: "crosscheck")
+            return drive(script, on: queue, clock: { Nanoseconds.monotonicNow() }, wall: { Nanoseconds.wallNow() }) {
+                _ in
+            }
+        case .test:
+            let test = TestScheduler(now: Date())
+            let clock: @Sendable () -> Int64 = { test.virtualNanoseconds }
+            return drive(script, on: test, clock: clock, wall: clock) { horizon in
+                test.advance(by: .microseconds(horizon + 1_000))
+            }
+        }
+    }
+
+    private func drive(
+        _ script: Script, on scheduler: any DateScheduler, clock: @escaping @Sendable () -> Int64,
+        wall: @escaping @Sendable () -> Int64, advance: (Int) -> Void
+    ) -> Trace {
+        let trace = LockedValue(Trace())
+        let otherThreads = DispatchGroup()
+        let virtual = scheduler is TestScheduler
+        @Sendable func record(_ op: Int, child: Int = 0, _ body: () -> Void = {}) {
+            let start = clock()
+            let wallStart = wall()
+            let current = Schedulers.current === scheduler
+            body()
+            let end = clock()
+            trace.withLock {
+                $0.runs.append(.init(op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child))
+            }
+        }
+        func called(_ op: Int) {
+            let now = (clock(), wall())
+            trace.withLock { $0.called[op] = now }
+        }
+        for (id, op) in script.ops.enumerated() {
+            called(id)
+            switch op {
+            case .task:
+                scheduler.schedule { record(id) }
+            case .timer(let delay):
+                trace.withLock { $0.dueAtLeast[id] = clock() + Int64(delay) * 1_000 }
+                scheduler.schedule(after: .microseconds(delay)) { record(id) }
+            case .wallTimer(let offset):
+                let date = scheduler.now.addingTimeInterval(Double(offset) / 1e6)
+                let due = virtual
+                    ? Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) : Nanoseconds.sinceEpoch(date)
+                trace.withLock { $0.wallDue[id] = due }
+                scheduler.schedule(at: date) { record(id) }
+            case .periodic(let interval, let ticks):
+                trace.withLock { $0.dueAtLeast[id] = clock() + Int64(interval) * 1_000 }
+                let slot = LockedValue<(any Disposable)?>(nil)
+                let count = LockedValue(0)
+                let disposable = scheduler.schedule(
+                    after: .microseconds(interval), repeatingEvery: .microseconds(interval)
+                ) {
+                    record(id) {
+                        let tick = count.withLock { value -> Int in
+                            value += 1
+                            return value
+                        }
+                        if tick == ticks { slot.withLock { $0 }?.dispose() }
+                    }
+                }
+                slot.withLock { $0 = disposable }
+            case .timerDisposedAtOnce(let delay):
+                let disposable = scheduler.schedule(after: .microseconds(delay)) { record(id) }
+                disposable.dispose()
+                let now = clock()
+                trace.withLock { $0.disposedAt[id] = now }
+            case .timerDisposedByOtherThread(let delay, let after):
+                trace.withLock { $0.dueAtLeast[id] = clock() + Int64(delay) * 1_000 }
+                let disposable = scheduler.schedule(after: .microseconds(delay)) { record(id) }
+                otherThreads.enter()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(virtual ? 0 : after)) {
+                    disposable.dispose()
+                    let now = clock()
+                    trace.withLock { $0.disposedAt[id] = now }
+                    otherThreads.leave()
+                }
+                if virtual { otherThreads.wait() }
+            case .nested(let children):
+                scheduler.schedule {
+                    record(id) {
+                        for child in 1...children { scheduler.schedule { record(id, child: child) } }
+                    }
+                }
+            case .recursive(let runs):
+                let count = LockedValue(0)
+                scheduler.scheduleRecursive { reschedule in
+                    record(id)
+                    let run = count.withLock { value -> Int in
+                        value += 1
+                        return value
+                    }
+                    if run < runs { reschedule() }
+                }
+            }
+        }
+        let horizon = script.horizonMicros
+        advance(horizon)
+        // Wait until every op with a fixed outcome is done, then a little past the horizon for
+        // anything that must not happen (a disposed timer firing late).
+        let expected = script.ops.reduce(0) { $0 + ($1.expectedRuns ?? 0) }
+        let deadline = DispatchTime.now() + .seconds(30)
+        let bell = DispatchSemaphore(value: 0)
+        while trace.withLock({ $0.runs.filter { script.ops[$0.op].expectedRuns != nil }.count }) < expected {
+            if DispatchTime.now() > deadline {
+                trace.withLock { $0.timedOut = true }
+                break
+            }
+            if virtual { advance(1_000) } else { _ = bell.wait(timeout: .now() + .milliseconds(2)) }
+        }
+        otherThreads.wait()
+        if virtual { advance(horizon + 50_000) } else { _ = bell.wait(timeout: .now() + .milliseconds(30)) }
+        return trace.withLock { $0 }
+    }
+}
