@@ -1,0 +1,165 @@
+import Benchmark
+import CLibUVFloor
+import Dispatch
+import Scheduling
+import Synchronization
+
+// The seven workloads of DESIGN section 7 on four systems: LoopScheduler, QueueScheduler (Dispatch),
+// SwiftNIO's EventLoop, and the raw-libuv C floor. Wall time, CPU and mallocs come from the
+// framework; workload-specific figures (ns per schedule, lateness percentiles, bytes per timer)
+// are custom metrics.
+
+enum SystemKind: String, CaseIterable {
+    case loop = "LoopScheduler"
+    case queue = "QueueScheduler"
+    case nio = "NIO"
+    case floor = "libuv-C"
+
+    func make() throws -> any BenchSystem {
+        switch self {
+        case .loop: try SchedulerSystem.loop()
+        case .queue: SchedulerSystem.queue()
+        case .nio: NIOSystem()
+        case .floor: fatalError("the C floor runs its own workloads")
+        }
+    }
+}
+
+/// The framework's metrics plus the workload's own.
+func configuration(_ extra: [BenchmarkMetric], scaling: BenchmarkScalingFactor) -> Benchmark.Configuration {
+    .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident] + extra,
+        warmupIterations: 1,
+        scalingFactor: scaling,
+        maxDuration: .seconds(120),
+        maxIterations: 5
+    )
+}
+
+let nsPerOp = BenchmarkMetric.custom("ns per op", useScalingFactor: false)
+let wallSeconds = BenchmarkMetric.custom("ms until all fired", useScalingFactor: false)
+let earlyFires = BenchmarkMetric.custom("early fires", useScalingFactor: false)
+let latenessP50 = BenchmarkMetric.custom("lateness p50 (µs)", useScalingFactor: false)
+let latenessP99 = BenchmarkMetric.custom("lateness p99 (µs)", useScalingFactor: false)
+let driftMicros = BenchmarkMetric.custom("last-tick drift (µs)", useScalingFactor: false)
+let heldBytes = BenchmarkMetric.custom("heap bytes held after cancel", useScalingFactor: false)
+let bytesPerTimer = BenchmarkMetric.custom("bytes per pending timer", useScalingFactor: false)
+
+let benchmarks: @Sendable () -> Void = {
+    for kind in SystemKind.allCases {
+        Benchmark("submit-cross/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) { benchmark in
+            let n = benchmark.scaledIterations.count
+            if kind == .floor {
+                benchmark.measurement(nsPerOp, Int(floor_submit_cross(Int32(n))))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            benchmark.measurement(nsPerOp, Int(Workloads.submitCross(system, n)))
+        }
+
+        Benchmark("submit-onloop/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) { benchmark in
+            let n = benchmark.scaledIterations.count
+            if kind == .floor {
+                benchmark.measurement(nsPerOp, Int(floor_submit_onloop(Int32(n))))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            benchmark.measurement(nsPerOp, Int(Workloads.submitOnLoop(system, n)))
+        }
+
+        Benchmark(
+            "timers-fire/\(kind.rawValue)", configuration: configuration([nsPerOp, wallSeconds, earlyFires], scaling: .mega)
+        ) { benchmark in
+            let n = benchmark.scaledIterations.count
+            if kind == .floor {
+                var wall = 0.0
+                var early: Int32 = 0
+                benchmark.measurement(nsPerOp, Int(floor_timers_fire(Int32(n), &wall, &early)))
+                benchmark.measurement(wallSeconds, Int(wall * 1e3))
+                benchmark.measurement(earlyFires, Int(early))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            let result = Workloads.timersFire(system, n)
+            benchmark.measurement(nsPerOp, Int(result.nsPerSchedule))
+            benchmark.measurement(wallSeconds, Int(result.wallSeconds * 1e3))
+            benchmark.measurement(earlyFires, result.early)
+        }
+
+        for order in ["fifo", "random"] {
+            Benchmark(
+                "timers-cancel-\(order)/\(kind.rawValue)", configuration: configuration([nsPerOp, heldBytes], scaling: .mega)
+            ) { benchmark in
+                let n = benchmark.scaledIterations.count
+                if kind == .floor {
+                    var held = 0
+                    benchmark.measurement(nsPerOp, Int(floor_timers_cancel(Int32(n), order == "random" ? 1 : 0, &held)))
+                    benchmark.measurement(heldBytes, max(0, held))
+                    return
+                }
+                let system = try kind.make()
+                defer { system.shutdown() }
+                let result = Workloads.timersCancel(system, n, random: order == "random")
+                benchmark.measurement(nsPerOp, Int(result.nsPerPair))
+                benchmark.measurement(heldBytes, max(0, result.heldBytes))
+            }
+        }
+
+        Benchmark(
+            "periodic-drift/\(kind.rawValue)", configuration: configuration([driftMicros, latenessP50, latenessP99], scaling: .one)
+        ) { benchmark in
+            if kind == .floor {
+                var p50 = 0.0
+                var p99 = 0.0
+                let drift = floor_periodic_drift(300, &p50, &p99)
+                benchmark.measurement(driftMicros, Int(drift / 1e3))
+                benchmark.measurement(latenessP50, Int(p50 / 1e3))
+                benchmark.measurement(latenessP99, Int(p99 / 1e3))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            let result = Workloads.periodicDrift(system, ticks: 300)
+            benchmark.measurement(driftMicros, Int(result.drift / 1_000))
+            benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
+            benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
+        }
+
+        Benchmark(
+            "lateness/\(kind.rawValue)", configuration: configuration([latenessP50, latenessP99, earlyFires], scaling: .one)
+        ) { benchmark in
+            let n = 100_000
+            if kind == .floor {
+                var p99 = 0.0
+                var p999 = 0.0
+                var maximum = 0.0
+                var early: Int32 = 0
+                let p50 = floor_lateness(Int32(n), &p99, &p999, &maximum, &early)
+                benchmark.measurement(latenessP50, Int(p50 / 1e3))
+                benchmark.measurement(latenessP99, Int(p99 / 1e3))
+                benchmark.measurement(earlyFires, Int(early))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            let result = Workloads.lateness(system, n)
+            benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
+            benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
+            benchmark.measurement(earlyFires, result.early)
+        }
+
+        Benchmark("pending-memory/\(kind.rawValue)", configuration: configuration([bytesPerTimer], scaling: .mega)) { benchmark in
+            let n = benchmark.scaledIterations.count
+            if kind == .floor {
+                benchmark.measurement(bytesPerTimer, Int(floor_pending_memory(Int32(n))))
+                return
+            }
+            let system = try kind.make()
+            defer { system.shutdown() }
+            benchmark.measurement(bytesPerTimer, Int(Workloads.pendingMemory(system, n)))
+        }
+    }
+}

@@ -1,0 +1,32 @@
+#ifndef CLIBUV_FLOOR_H
+#define CLIBUV_FLOOR_H
+
+// The floor: the seven workloads written directly against libuv in C, with the same design as
+// LoopScheduler (a mutex-protected queue and a uv_async_t for other threads, a local queue on the
+// loop, an indexed binary heap of timers keyed by monotonic nanoseconds, driven by a timerfd
+// watched by a uv_poll_t). One malloc per task or timer, no closures, no reference counting.
+// Every function runs the whole workload and returns its main figure.
+
+/// ns per task; one other thread submits n tasks, until all ran.
+double floor_submit_cross(int n);
+/// ns per task; a task on the loop submits n tasks, until all ran.
+double floor_submit_onloop(int n);
+/// ns per schedule; n timers uniform in [0, 1 s] scheduled on the loop; `wall` gets the seconds
+/// until the last fired, `early` the number that fired early.
+double floor_timers_fire(int n, double *wall, int *early);
+/// ns per schedule+cancel pair on the loop, cancelling in FIFO or random order; `held` gets the
+/// heap bytes still held afterwards.
+double floor_timers_cancel(int n, int random_order, long *held);
+/// The last tick's drift in ns of a 10 ms periodic timer after `ticks` ticks; p50/p99 of the
+/// per-tick lateness in ns.
+double floor_periodic_drift(int ticks, double *p50, double *p99);
+/// Lateness p50 in ns of n timers uniform in [0, 2 s] (those due after the burst); the other
+/// percentiles and the early count through the pointers.
+double floor_lateness(int n, double *p99, double *p999, double *max, int *early);
+/// Heap bytes per pending timer with n pending.
+double floor_pending_memory(int n);
+
+/// Heap bytes in use (glibc mallinfo2), for the Swift benchmarks' memory figures.
+long floor_heap_bytes_in_use(void);
+
+#endif
