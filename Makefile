@@ -30,7 +30,8 @@ test-tsan: deps
 	$(SWIFT) test $(STRICT) --scratch-path .build-tsan --sanitize=thread --filter '$(CONCURRENCY_SUITES)'
 
 test-asan: deps
-	$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address --filter '$(CONCURRENCY_SUITES)'
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
+		$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address --filter '$(CONCURRENCY_SUITES)'
 
 run: deps
 	$(SWIFT) run $(STRICT) -c release loopsched bench

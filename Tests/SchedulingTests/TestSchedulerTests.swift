@@ -81,10 +81,13 @@ struct TestSchedulerTests {
     func periodicGrid() {
         let scheduler = TestScheduler()
         let times = LockedValue<[Int64]>([])
-        scheduler.schedule(after: .milliseconds(5), repeatingEvery: .milliseconds(10), leeway: .milliseconds(1)) {
+        let periodic = scheduler.schedule(
+            after: .milliseconds(5), repeatingEvery: .milliseconds(10), leeway: .milliseconds(1)
+        ) {
             times.withLock { $0.append(scheduler.virtualNanoseconds) }
         }
         scheduler.advance(by: .milliseconds(45))
+        periodic.dispose()  // its closure holds the scheduler, which holds the timer until disposed
         #expect(times.withLock { $0 } == [5, 15, 25, 35, 45].map { Int64($0) * 1_000_000 })
     }
 
