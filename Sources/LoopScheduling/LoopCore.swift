@@ -45,7 +45,7 @@ final class LoopCore: @unchecked Sendable {
     // the runtime's exclusivity bookkeeping (a thread-local look-up per access, measured at 6% of
     // the loop's time) is switched off for them.
     @exclusivity(unchecked) private var localTasks: [LoopWork] = []
-    @exclusivity(unchecked) private var runningTasks: [LoopWork] = []
+    @exclusivity(unchecked) private var spareTasks: [LoopWork] = []
     @exclusivity(unchecked) private var batch = RemoteQueue.Batch()
     @exclusivity(unchecked) private var timers = IndexedHeap<LoopTimer>()
     @exclusivity(unchecked) private var wallTimers = IndexedHeap<LoopTimer>()
@@ -296,43 +296,59 @@ final class LoopCore: @unchecked Sendable {
 
     // MARK: Running work (loop thread)
 
-    /// Moves what other threads queued onto the loop's own structures.
-    private func drainRemote() -> Bool {
-        let lifecycle = remote.take(into: &batch)
-        if case .shuttingDown = lifecycle { shutdownRequested = true }
+    /// Runs or files what other threads queued, in their order: tasks run right from the batch
+    /// (no copy into the local queue), timers go into their heap, and timers disposed off the loop
+    /// leave it now.
+    private func runRemoteBatch() -> Bool {
+        // `batch` holds the emptied arrays of the previous round: they become the queue's spare.
+        if case .shuttingDown = remote.take(into: &batch) { shutdownRequested = true }
         if batch.submitted.isEmpty && batch.cancelled.isEmpty { return false }
-        for entry in batch.submitted {
+        // Moved into locals, so iterating borrows each entry instead of retaining it.
+        var submitted: [LoopWork] = []
+        var cancelled: [LoopTimer] = []
+        swap(&submitted, &batch.submitted)
+        swap(&cancelled, &batch.cancelled)
+        for entry in submitted {
             if !entry.isTimer {
-                localTasks.append(entry)
+                run(entry)
             } else if entry.isDisposed {
                 stats.disposedBeforeRun += 1
             } else {
                 insertTimer(unsafeDowncast(entry, to: LoopTimer.self))
             }
         }
-        for entry in batch.cancelled where entry.heapIndex >= 0 {
+        for entry in cancelled where entry.heapIndex >= 0 {
             removeTimer(entry)
             stats.disposedBeforeRun += 1
         }
-        batch.submitted.removeAll(keepingCapacity: batch.submitted.capacity <= 65_536)
-        batch.cancelled.removeAll(keepingCapacity: batch.cancelled.capacity <= 65_536)
+        submitted.removeAll(keepingCapacity: submitted.capacity <= 65_536)
+        cancelled.removeAll(keepingCapacity: cancelled.capacity <= 65_536)
+        batch.submitted = submitted
+        batch.cancelled = cancelled
         return true
     }
 
-    /// Runs the tasks queued so far; tasks they schedule run in the next round.
+    @inline(__always)
+    private func run(_ entry: LoopWork) {
+        if ActionLifecycle.claimRun(entry.state) {
+            let action = entry.action.take()
+            stats.tasksRun += 1
+            action?()
+        } else {
+            stats.disposedBeforeRun += 1
+        }
+    }
+
+    /// Runs the tasks queued on the loop so far; tasks they schedule run in the next round. The
+    /// queue is moved into a local first, so iterating it borrows each entry instead of retaining it.
     private func runLocalTasks() -> Bool {
         guard !localTasks.isEmpty else { return false }
-        swap(&localTasks, &runningTasks)
-        for entry in runningTasks {
-            if ActionLifecycle.claimRun(entry.state) {
-                let action = entry.action.take()
-                stats.tasksRun += 1
-                action?()
-            } else {
-                stats.disposedBeforeRun += 1
-            }
-        }
-        runningTasks.removeAll(keepingCapacity: runningTasks.capacity <= 65_536)
+        var tasks = spareTasks
+        spareTasks = []
+        swap(&tasks, &localTasks)
+        for entry in tasks { run(entry) }
+        tasks.removeAll(keepingCapacity: tasks.capacity <= 65_536)
+        spareTasks = tasks
         return true
     }
 
@@ -346,7 +362,7 @@ final class LoopCore: @unchecked Sendable {
             let previous = CurrentScheduler.exchange(scheduler)
             var rounds = 0
             while rounds < Self.roundsPerCallback {
-                var didWork = drainRemote()
+                var didWork = runRemoteBatch()
                 didWork = runLocalTasks() || didWork
                 didWork = fireDueTimers() || didWork
                 if !didWork { break }
@@ -421,7 +437,7 @@ final class LoopCore: @unchecked Sendable {
         isRunningWork = true
         do {
             let previous = CurrentScheduler.exchange(scheduler)
-            repeat { _ = drainRemote() } while runLocalTasks()
+            while runRemoteBatch() || runLocalTasks() {}
             let ours = CurrentScheduler.exchange(previous)
             _ = ours
         }

@@ -6,16 +6,19 @@ import Foundation
 /// a priority-inheritance futex, which the thread sanitizer cannot see, so every contended lock shows
 /// up as a data race under `--sanitize=thread`. A pthread mutex is intercepted by the sanitizer,
 /// which keeps the race tests meaningful. Uncontended, the two cost about the same.
+///
+/// Inlinable, so a caller in another module (the loop engine's submission queue) gets a
+/// specialized, inlined critical section rather than a generic call per lock.
 package final class LockedValue<Value> {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value. Do not call user code inside.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -19,7 +19,7 @@ enum BenchTarget: String, CaseIterable, Codable {
     func make() throws -> RunningTarget {
         switch self {
         case .loop:
-            let loop = try LoopScheduler(name: "loopsched")
+            let loop = try LoopScheduler(name: "bench-loop")
             return RunningTarget(scheduler: loop) { loop.shutdown() }
         case .queue:
             return RunningTarget(scheduler: QueueScheduler(name: "loopsched", priority: .high)) {}
