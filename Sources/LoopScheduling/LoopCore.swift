@@ -47,8 +47,9 @@ final class LoopCore: @unchecked Sendable {
     @exclusivity(unchecked) private var localTasks: [LoopWork] = []
     @exclusivity(unchecked) private var spareTasks: [LoopWork] = []
     @exclusivity(unchecked) private var batch = RemoteQueue.Batch()
-    @exclusivity(unchecked) private var timers = IndexedHeap<LoopTimer>()
-    @exclusivity(unchecked) private var wallTimers = IndexedHeap<LoopTimer>()
+    // Shrunk from the prepare callback only when nothing is due soon (see `giveBackMemory`).
+    @exclusivity(unchecked) private var timers = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
+    @exclusivity(unchecked) private var wallTimers = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
     @exclusivity(unchecked) private var armedDeadline: Int64?
     @exclusivity(unchecked) private var isRunningWork = false
@@ -397,8 +398,24 @@ final class LoopCore: @unchecked Sendable {
         noteLoopThread()
         guard !finalShutdownStarted else { return }
         stats.loopIterations += 1
+        giveBackMemory()
         armDriver()
         publishStatistics()
+    }
+
+    /// Shrinks sparse heaps when no timer is due within 50 ms: freeing a big array can stall the
+    /// allocator for milliseconds after a burst, which must not land in front of a due timer. A
+    /// heap emptied by cancelling (the common case) shrinks in the very next iteration.
+    private func giveBackMemory() {
+        let quiet: Int64 = 50_000_000
+        let now = monotonicNow()
+        var soonest = timers.firstKey?.deadline ?? .max
+        if let wall = wallTimers.firstKey {
+            soonest = min(soonest, Nanoseconds.adding(now, Nanoseconds.subtracting(wall.deadline, wallNow())))
+        }
+        guard Nanoseconds.subtracting(soonest, now) >= quiet else { return }
+        timers.shrinkIfSparse()
+        wallTimers.shrinkIfSparse()
     }
 
     /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
@@ -464,6 +481,9 @@ final class LoopCore: @unchecked Sendable {
     }
 
     // MARK: Statistics
+
+    /// Slots the timer heaps hold allocated (loop thread only): for the memory tests.
+    var timerSlotCapacity: Int { timers.storage.capacity + wallTimers.storage.capacity }
 
     private func publishStatistics() {
         stats.timersPending = timers.count + wallTimers.count

@@ -51,8 +51,14 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     }
 
     @usableFromInline package var storage: [Node] = []
+    /// Whether removals give memory back by themselves (see ``shrinkIfSparse()``).
+    @usableFromInline let shrinksOnRemoval: Bool
 
-    @inlinable package init() {}
+    /// Makes an empty heap. With `shrinksOnRemoval` false the owner calls ``shrinkIfSparse()`` at a
+    /// moment of its choosing.
+    @inlinable package init(shrinksOnRemoval: Bool = true) {
+        self.shrinksOnRemoval = shrinksOnRemoval
+    }
 
     @inlinable package var count: Int { storage.count }
     @inlinable package var isEmpty: Bool { storage.isEmpty }
@@ -104,7 +110,7 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
                 siftDown(index)
             }
         }
-        shrinkIfSparse()
+        if shrinksOnRemoval { shrinkIfSparse() }
         checkInvariants()
         return removed
     }
@@ -119,7 +125,11 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
 
     /// Gives memory back when the heap has shrunk to a quarter of its capacity, so a burst of a
     /// million cancelled timers does not pin their slots.
-    @inlinable mutating func shrinkIfSparse() {
+    ///
+    /// Freeing a large array makes glibc consolidate every small chunk freed since (the timers that
+    /// just fired or were cancelled): measured at several milliseconds after a burst, long enough
+    /// to make due timers late. Owners with latency to keep choose when to call it.
+    @inlinable package mutating func shrinkIfSparse() {
         let capacity = storage.capacity
         guard capacity > 1024, storage.count < capacity / 4 else { return }
         // `Array(storage)` would share the buffer; a fresh one with room to grow is what frees it.

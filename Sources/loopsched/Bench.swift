@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Scheduling
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,12 +44,31 @@ struct Bench: ParsableCommand {
             for workload in selected {
                 // Alternate which scheduler goes first, so neither always runs on a warmer machine.
                 let order = repetition % 2 == 0 ? BenchTarget.allCases : BenchTarget.allCases.reversed()
-                for target in order {
-                    progress.step("\(workload.rawValue) on \(target.displayName)")
-                    let running = try target.make()
-                    let sample = workload.run(
-                        on: running, size: n ?? workload.defaultSize, seed: seed &+ UInt64(repetition))
-                    running.shutdown()
+                let size = n ?? workload.defaultSize
+                let runSeed = seed &+ UInt64(repetition)
+                var results: [(BenchTarget, Sample)] = []
+                if workload.isMostlyIdle {
+                    // A periodic timer sleeps between ticks: both schedulers run side by side.
+                    progress.step("\(workload.rawValue) on both schedulers")
+                    progress.step("")
+                    let targets = try order.map { ($0, try $0.make()) }
+                    let collected = LockedValue<[(BenchTarget, Sample)]>([])
+                    DispatchQueue.concurrentPerform(iterations: targets.count) { index in
+                        let (target, running) = targets[index]
+                        let sample = workload.run(on: running, size: size, seed: runSeed)
+                        collected.withLock { $0.append((target, sample)) }
+                    }
+                    for (_, running) in targets { running.shutdown() }
+                    results = collected.withLock { $0 }
+                } else {
+                    for target in order {
+                        progress.step("\(workload.rawValue) on \(target.displayName)")
+                        let running = try target.make()
+                        results.append((target, workload.run(on: running, size: size, seed: runSeed)))
+                        running.shutdown()
+                    }
+                }
+                for (target, sample) in results {
                     samples[workload, default: [:]][target, default: []].append(sample)
                     failures += sample.failures.map { "\(workload.rawValue) on \(target.displayName): \($0)" }
                 }

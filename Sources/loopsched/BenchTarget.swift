@@ -28,9 +28,9 @@ enum BenchTarget: String, CaseIterable, Codable {
 }
 
 /// A scheduler under measurement.
-struct RunningTarget {
+struct RunningTarget: Sendable {
     let scheduler: any DateScheduler
-    let shutdown: () -> Void
+    let shutdown: @Sendable () -> Void
 
     /// Runs `body` as an action of the scheduler and waits for it (so the work it does is "on" the
     /// scheduler: on the loop thread, or on the queue).

@@ -4,7 +4,7 @@ import Scheduling
 import Synchronization
 
 /// What one run of a workload on one scheduler measured.
-struct Sample {
+struct Sample: Sendable {
     /// Figures by metric name, such as `ns/task`.
     var metrics: [String: Double] = [:]
     /// Lateness of each timer (ns), for the percentiles and the plot.
@@ -31,6 +31,10 @@ enum Workload: String, CaseIterable, Codable {
         case .lateness: 100_000
         }
     }
+
+    /// Whether the scheduler mostly waits during the workload, so two can run it at once without
+    /// disturbing each other's figures.
+    var isMostlyIdle: Bool { self == .periodicDrift }
 
     /// What the workload does, in one line.
     var summary: String {

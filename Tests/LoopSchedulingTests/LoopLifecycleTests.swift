@@ -165,6 +165,26 @@ struct LoopLifecycleTests {
         #expect(eventually { weakLoop.withLock { $0.loop == nil } })
     }
 
+    @Test("Cancelling 200k timers from the loop gives their slots back within an iteration")
+    func memoryBackAfterCancelling() throws {
+        let loop = try LoopScheduler(name: "memory")
+        defer { loop.shutdown() }
+        let core = loop.core
+        // A far-future wall-clock timer must not keep the heaps from shrinking.
+        let wall = loop.schedule(at: .distantFuture) {}
+        let peak = onLoop(loop) {
+            let timers = (0..<200_000).map { _ in loop.schedule(after: .seconds(30)) {} }
+            let peak = core.timerSlotCapacity
+            for timer in timers { timer.dispose() }
+            return peak
+        }
+        #expect(peak >= 200_000)
+        // The next iteration's prepare callback shrinks the emptied heap.
+        #expect(eventually { onLoop(loop) { core.timerSlotCapacity } < 2_048 })
+        #expect(loop.statistics.timersPending <= 1)
+        wall.dispose()
+    }
+
     @Test("The loop thread is named after the scheduler (first 15 bytes)")
     func threadName() throws {
         let loop = try LoopScheduler(name: "a-rather-long-scheduler-name")
