@@ -1,3 +1,5 @@
+import Scheduling
+
 /// One step of a cross-check script. Ids are the op's index in the script.
 enum Op: Equatable {
     /// `schedule { }` from the driver thread.

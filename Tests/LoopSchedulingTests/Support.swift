@@ -66,3 +66,18 @@ extension TimerDriverKind: CustomTestStringConvertible {
     public var testDescription: String { self == .timerfd ? "timerfd" : "uv_timer" }
     static let all: [TimerDriverKind] = [.timerfd, .uvTimer]
 }
+
+@Suite("Test support")
+struct SupportTests {
+    @Test("SteppableClock steps the wall clock and freezes the monotonic one")
+    func steppableClock() {
+        let clock = SteppableClock()
+        let wall = clock.wallNow()
+        clock.stepWall(by: 3_600_000_000_000)
+        #expect(clock.wallNow() - wall >= 3_600_000_000_000)
+        clock.freezeMonotonic(at: 42)
+        #expect(clock.monotonicNow() == 42)
+        clock.unfreeze()
+        #expect(clock.monotonicNow() > 42)
+    }
+}

@@ -257,6 +257,7 @@ static void countdown_init(countdown_t *c, long n) {
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
     c->remaining = n;
+    c->finished = 0;
 }
 
 /// Called on the loop thread only: the decrement needs no lock until the last one.
