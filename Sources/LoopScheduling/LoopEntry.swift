@@ -48,11 +48,11 @@ class LoopWork: Disposable, @unchecked Sendable {
 
 /// A one-shot timer: a task with a deadline and a slot in one of the loop's heaps (80 bytes).
 class LoopTimer: LoopWork, IndexedHeapEntry, @unchecked Sendable {
-    // Loop-confined once published.
+    // Loop-confined once published. Final, so the heap reaches them without the vtable.
     /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`.
-    @exclusivity(unchecked) var deadline: Int64
-    @exclusivity(unchecked) var sequence: UInt64 = 0
-    @exclusivity(unchecked) var heapIndex = -1
+    @exclusivity(unchecked) final var deadline: Int64
+    @exclusivity(unchecked) final var sequence: UInt64 = 0
+    @exclusivity(unchecked) final var heapIndex = -1
 
     init(core: LoopCore, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.deadline = deadline

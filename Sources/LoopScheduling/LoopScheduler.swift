@@ -23,7 +23,9 @@ import Scheduling
 ///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. A timer never starts
 ///   early. Disposing a timer on the loop thread frees its slot and closure at once; from another
 ///   thread, within one loop iteration.
-/// - Dropping the last reference shuts the loop down, as ``shutdown()`` does.
+/// - Dropping the last reference shuts the loop down, as ``shutdown()`` does. Tasks still queued
+///   then run during that shutdown with ``Schedulers/current`` nil: the scheduler no longer exists
+///   to be returned. Hold a reference until ``shutdown()`` returns if tasks rely on it.
 public final class LoopScheduler: DateScheduler {
     /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
     public let name: String
