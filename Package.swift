@@ -36,8 +36,14 @@ let package = Package(
         ),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], swiftSettings: strictSettings),
         .testTarget(
-            name: "LoopSchedulingTests", dependencies: ["LoopScheduling", "Scheduling"], swiftSettings: strictSettings),
+            name: "LoopSchedulingTests",
+            dependencies: ["LoopScheduling", "Scheduling"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
-            name: "ConformanceTests", dependencies: ["Scheduling", "LoopScheduling"], swiftSettings: strictSettings),
+            name: "ConformanceTests",
+            dependencies: ["Scheduling", "LoopScheduling"],
+            swiftSettings: strictSettings
+        ),
     ]
 )

@@ -1,11 +1,10 @@
 import Dispatch
+import Scheduling
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-import Scheduling
-import Synchronization
 
 /// Shutting down from any thread, and the statistics snapshot.
 extension LoopCore {

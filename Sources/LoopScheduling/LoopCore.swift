@@ -65,7 +65,10 @@ final class LoopCore: @unchecked Sendable {
     static let roundsPerCallback = 64
 
     init(
-        name: String, mode: LoopMode, adopting loop: UnsafeMutableRawPointer?, clock: any SchedulerClock,
+        name: String,
+        mode: LoopMode,
+        adopting loop: UnsafeMutableRawPointer?,
+        clock: any SchedulerClock,
         driver: TimerDriverKind
     ) throws {
         self.name = name

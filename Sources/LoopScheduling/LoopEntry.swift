@@ -23,7 +23,13 @@ class LoopWork: Disposable, @unchecked Sendable {
     /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire).
     final var isWall: Bool
 
-    init(core: LoopCore, action: (@Sendable () -> Void)?, isTimer: Bool = false, isPeriodic: Bool = false, isWall: Bool = false) {
+    init(
+        core: LoopCore,
+        action: (@Sendable () -> Void)?,
+        isTimer: Bool = false,
+        isPeriodic: Bool = false,
+        isWall: Bool = false
+    ) {
         self.core = core
         self.action = action
         self.isTimer = isTimer
@@ -75,7 +81,11 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     @exclusivity(unchecked) var tick: (@Sendable (_ missedTicks: Int) -> Void)?
 
     init(
-        core: LoopCore, deadline: Int64, isWall: Bool, interval: Int64, leeway: Int64,
+        core: LoopCore,
+        deadline: Int64,
+        isWall: Bool,
+        interval: Int64,
+        leeway: Int64,
         tick: @escaping @Sendable (Int) -> Void
     ) {
         self.interval = interval

@@ -62,14 +62,22 @@ public final class LoopScheduler: DateScheduler {
     /// shutdown: every accepted task ran, every timer was disposed and the loop is closed.
     public static func run(name: String, _ body: (LoopScheduler) -> Void) throws {
         let scheduler = try LoopScheduler(
-            name: name, mode: .callerThread, adopting: nil, clock: SystemClock(), driver: .preferred)
+            name: name,
+            mode: .callerThread,
+            adopting: nil,
+            clock: SystemClock(),
+            driver: .preferred
+        )
         scheduler.performAsCurrent { body(scheduler) }
         scheduler.core.runLoopToCompletion()
     }
 
     /// For tests and benchmarks: the same, with the clocks and the timer driver chosen.
     package init(
-        name: String, mode: LoopMode, adopting loop: UnsafeMutableRawPointer?, clock: any SchedulerClock,
+        name: String,
+        mode: LoopMode,
+        adopting loop: UnsafeMutableRawPointer?,
+        clock: any SchedulerClock,
         driver: TimerDriverKind
     ) throws {
         self.name = name
@@ -134,7 +142,9 @@ public final class LoopScheduler: DateScheduler {
     /// stays periodic; ticks never run back to back to catch up.
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(after:repeatingEvery:leeway:)")
@@ -145,21 +155,34 @@ public final class LoopScheduler: DateScheduler {
     /// were skipped just before it because the loop fell behind (0 when on time).
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration = .zero,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration = .zero,
         countingMissedTicks action: @escaping @Sendable (_ missedTicks: Int) -> Void
     ) -> any Disposable {
         BadInput.checkPeriod(
-            interval, leeway: leeway, method: "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)")
+            interval,
+            leeway: leeway,
+            method: "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)"
+        )
         return periodic(after: delay, interval: interval, leeway: leeway, action)
     }
 
     private func periodic(
-        after delay: Duration, interval: Duration, leeway: Duration, _ tick: @escaping @Sendable (Int) -> Void
+        after delay: Duration,
+        interval: Duration,
+        leeway: Duration,
+        _ tick: @escaping @Sendable (Int) -> Void
     ) -> any Disposable {
         let deadline = Nanoseconds.adding(core.monotonicNow(), max(0, Nanoseconds.of(delay)))
         let entry = PeriodicLoopTimer(
-            core: core, deadline: deadline, isWall: false, interval: Nanoseconds.of(interval),
-            leeway: Nanoseconds.of(leeway), tick: tick)
+            core: core,
+            deadline: deadline,
+            isWall: false,
+            interval: Nanoseconds.of(interval),
+            leeway: Nanoseconds.of(leeway),
+            tick: tick
+        )
         return core.scheduleTimer(entry)
     }
 
@@ -167,13 +190,18 @@ public final class LoopScheduler: DateScheduler {
     /// clock, the grid after it the monotonic clock.
     @discardableResult
     public func schedule(
-        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
         let entry = PeriodicLoopTimer(
-            core: core, deadline: Nanoseconds.sinceEpoch(date), isWall: true, interval: Nanoseconds.of(interval),
+            core: core,
+            deadline: Nanoseconds.sinceEpoch(date),
+            isWall: true,
+            interval: Nanoseconds.of(interval),
             leeway: Nanoseconds.of(leeway)
         ) { _ in action() }
         return core.scheduleTimer(entry)

@@ -68,6 +68,7 @@ final class PublishedStatistics: Sendable {
             disposedBeforeRun: disposedBeforeRun.load(ordering: .relaxed),
             loopIterations: loopIterations.load(ordering: .relaxed),
             maxLateness: .nanoseconds(maxLateness.load(ordering: .relaxed)),
-            recentLateness: .nanoseconds(recentLateness.load(ordering: .relaxed)))
+            recentLateness: .nanoseconds(recentLateness.load(ordering: .relaxed))
+        )
     }
 }

@@ -12,7 +12,8 @@ import Glibc
 /// is left to join it; otherwise the first `join()` reaps it and later callers wait for that.
 final class LoopThread: Sendable {
     private enum JoinState: UInt8 {
-        case running = 0, joining, detached, joined
+        case running = 0
+        case joining, detached, joined
     }
 
     // Written once by `start` before any other thread can see the object.
@@ -34,12 +35,17 @@ final class LoopThread: Sendable {
     /// Starts a thread named `name` (its first 15 bytes: the Linux limit) running `body`.
     func start(name: String, _ body: @escaping @Sendable () -> Void) throws {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
-        let rc = pthread_create(&thread, nil, { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-            _ = clibuv_set_thread_name(LoopThread.truncatedName(start.name))
-            start.body()
-            return nil
-        }, start)
+        let rc = pthread_create(
+            &thread,
+            nil,
+            { argument in
+                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                _ = clibuv_set_thread_name(LoopThread.truncatedName(start.name))
+                start.body()
+                return nil
+            },
+            start
+        )
         if rc != 0 {
             Unmanaged<Start>.fromOpaque(start).release()
             throw LoopSchedulerError.system(call: "pthread_create", errno: rc)
@@ -62,7 +68,9 @@ final class LoopThread: Sendable {
     /// Called by the thread itself as its last act when nobody will join it.
     func detachSelf() {
         if joinState.compareExchange(
-            expected: JoinState.running.rawValue, desired: JoinState.detached.rawValue, ordering: .acquiringAndReleasing
+            expected: JoinState.running.rawValue,
+            desired: JoinState.detached.rawValue,
+            ordering: .acquiringAndReleasing
         ).exchanged {
             let rc = pthread_detach(pthread_self())
             precondition(rc == 0, "pthread_detach failed: \(rc)")
@@ -74,7 +82,8 @@ final class LoopThread: Sendable {
         joined.withLock { joined in
             guard !joined else { return }
             if joinState.compareExchange(
-                expected: JoinState.running.rawValue, desired: JoinState.joining.rawValue,
+                expected: JoinState.running.rawValue,
+                desired: JoinState.joining.rawValue,
                 ordering: .acquiringAndReleasing
             ).exchanged {
                 let rc = pthread_join(thread, nil)

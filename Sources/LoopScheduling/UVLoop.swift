@@ -47,8 +47,12 @@ final class UVHandles {
     private enum Driver {
         #if os(Linux)
         /// The monotonic timerfd and its poll; the realtime cancel-on-set timerfd and its poll.
-        case timerfd(fd: Int32, poll: UnsafeMutablePointer<uv_poll_t>, clockFD: Int32,
-                     clockPoll: UnsafeMutablePointer<uv_poll_t>)
+        case timerfd(
+            fd: Int32,
+            poll: UnsafeMutablePointer<uv_poll_t>,
+            clockFD: Int32,
+            clockPoll: UnsafeMutablePointer<uv_poll_t>
+        )
         #endif
         case uvTimer(UnsafeMutablePointer<uv_timer_t>)
     }
@@ -192,7 +196,9 @@ final class UVHandles {
         var spec = itimerspec()
         spec.it_value.tv_sec = now.tv_sec + 365 * 24 * 3600
         let flags = Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET)
-        if timerfd_settime(clockFD, flags, &spec, nil) != 0 { throw LoopSchedulerError.system(call: "timerfd_settime", errno: errno) }
+        if timerfd_settime(clockFD, flags, &spec, nil) != 0 {
+            throw LoopSchedulerError.system(call: "timerfd_settime", errno: errno)
+        }
     }
 
     private static func makeTimerFD(_ clock: Int32) throws -> Int32 {
@@ -285,7 +291,9 @@ final class UVHandles {
         return raw.bindMemory(to: Handle.self, capacity: 1)
     }
 
-    fileprivate static func asHandle<Handle>(_ handle: UnsafeMutablePointer<Handle>) -> UnsafeMutablePointer<uv_handle_t> {
+    fileprivate static func asHandle<Handle>(
+        _ handle: UnsafeMutablePointer<Handle>
+    ) -> UnsafeMutablePointer<uv_handle_t> {
         UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self)
     }
 
@@ -340,7 +348,8 @@ package final class HostLoop: Sendable {
     /// Starts a host thread with a fresh loop, calls `setUp` on it with the loop (before `uv_run`,
     /// as a host would create an adopting scheduler), then runs the loop until no handle is left.
     package static func start<Result: Sendable>(
-        name: String, _ setUp: @escaping @Sendable (UnsafeMutableRawPointer) throws -> Result
+        name: String,
+        _ setUp: @escaping @Sendable (UnsafeMutableRawPointer) throws -> Result
     ) throws -> (HostLoop, Result) {
         let host = HostLoop()
         let ready = DispatchSemaphore(value: 0)

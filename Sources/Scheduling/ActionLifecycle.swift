@@ -69,7 +69,10 @@ package enum ActionLifecycle {
             default: return .nothingToDo
             }
             let (exchanged, original) = state.compareExchange(
-                expected: current, desired: next, ordering: .acquiringAndReleasing)
+                expected: current,
+                desired: next,
+                ordering: .acquiringAndReleasing
+            )
             if exchanged {
                 switch current {
                 case pending: return .wasPending

@@ -6,7 +6,11 @@ import Foundation
 package enum BadInput {
     /// Stops the program if `date` is not finite; returns it otherwise.
     package static func checkDate(
-        _ date: Date, method: String, parameter: String = "at", file: StaticString = #fileID, line: UInt = #line
+        _ date: Date,
+        method: String,
+        parameter: String = "at",
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) {
         let seconds = date.timeIntervalSinceReferenceDate
         if !seconds.isFinite {
@@ -16,7 +20,11 @@ package enum BadInput {
 
     /// Stops the program unless `interval` is positive and `leeway` is not negative.
     package static func checkPeriod(
-        _ interval: Duration, leeway: Duration, method: String, file: StaticString = #fileID, line: UInt = #line
+        _ interval: Duration,
+        leeway: Duration,
+        method: String,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) {
         if interval <= .zero {
             fatalError("\(method): repeatingEvery must be positive (got \(interval))", file: file, line: line)

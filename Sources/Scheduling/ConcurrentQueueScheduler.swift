@@ -14,7 +14,10 @@ public final class ConcurrentQueueScheduler: DateScheduler {
     /// Makes a scheduler on a new concurrent queue targeting the global queue of `priority`.
     public init(name: String? = nil, priority: SchedulerPriority = .default) {
         let queue = DispatchQueue(
-            label: name ?? "ConcurrentQueueScheduler", attributes: .concurrent, target: .global(qos: priority.qos))
+            label: name ?? "ConcurrentQueueScheduler",
+            attributes: .concurrent,
+            target: .global(qos: priority.qos)
+        )
         self.queue = queue
         self.timers = DispatchTimers(queue: queue, typeName: "ConcurrentQueueScheduler", runsSerially: false)
     }
@@ -43,7 +46,9 @@ public final class ConcurrentQueueScheduler: DateScheduler {
     /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``.
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         timers.schedule(owner: self, after: delay, repeatingEvery: interval, leeway: leeway, action)
@@ -52,7 +57,9 @@ public final class ConcurrentQueueScheduler: DateScheduler {
     /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``.
     @discardableResult
     public func schedule(
-        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         timers.schedule(owner: self, at: date, repeatingEvery: interval, leeway: leeway, action)

@@ -56,7 +56,8 @@ package enum CurrentScheduler {
 
     /// Runs `body` with `scheduler` as current and restores the previous value afterwards.
     package static func withCurrent<Result, Failure: Error>(
-        _ scheduler: any Scheduler, _ body: () throws(Failure) -> Result
+        _ scheduler: any Scheduler,
+        _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let slot = self.slot
         let previous = slot.scheduler

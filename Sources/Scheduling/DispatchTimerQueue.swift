@@ -46,7 +46,10 @@ final class DispatchTimerQueue: Sendable {
     /// Adds a one-shot timer due at `deadline` on the monotonic clock, or on the wall clock
     /// (nanoseconds since 1970) when `wall` is true. `Nanoseconds.never` stays pending until disposed.
     func schedule(
-        deadline: Int64, wall: Bool, owner: any Scheduler, _ action: @escaping @Sendable () -> Void
+        deadline: Int64,
+        wall: Bool,
+        owner: any Scheduler,
+        _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         let timer = QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: action)
         state.withLock { state in
@@ -75,7 +78,11 @@ final class DispatchTimerQueue: Sendable {
         {
             state.armedMonotonic = first.deadline
             let remaining = max(0, Nanoseconds.subtracting(first.deadline, Nanoseconds.monotonicNow()))
-            monotonicSource.schedule(deadline: .now() + .nanoseconds(Int(remaining)), repeating: .never, leeway: .nanoseconds(0))
+            monotonicSource.schedule(
+                deadline: .now() + .nanoseconds(Int(remaining)),
+                repeating: .never,
+                leeway: .nanoseconds(0)
+            )
         }
         if let first = state.wall.first, first.deadline != Nanoseconds.never,
             state.armedWall.map({ first.deadline < $0 }) ?? true
@@ -136,7 +143,10 @@ final class QueueTimer: IndexedHeapEntry, Disposable, @unchecked Sendable {
     private var action: (@Sendable () -> Void)?
 
     init(
-        timers: DispatchTimerQueue, owner: any Scheduler, deadline: Int64, wall: Bool,
+        timers: DispatchTimerQueue,
+        owner: any Scheduler,
+        deadline: Int64,
+        wall: Bool,
         action: @escaping @Sendable () -> Void
     ) {
         self.timers = timers

@@ -26,21 +26,28 @@ package struct DispatchTimers: Sendable {
     }
 
     package func schedule(
-        owner: any Scheduler, after delay: Duration, _ action: @escaping @Sendable () -> Void
+        owner: any Scheduler,
+        after delay: Duration,
+        _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), max(0, Nanoseconds.of(delay)))
         return timers.schedule(deadline: deadline, wall: false, owner: owner, action)
     }
 
     package func schedule(
-        owner: any Scheduler, at date: Date, _ action: @escaping @Sendable () -> Void
+        owner: any Scheduler,
+        at date: Date,
+        _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkDate(date, method: "\(typeName).schedule(at:)")
         return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: owner, action)
     }
 
     package func schedule(
-        owner: any Scheduler, after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        owner: any Scheduler,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "\(typeName).schedule(after:repeatingEvery:leeway:)")
@@ -49,12 +56,19 @@ package struct DispatchTimers: Sendable {
             return ScheduledAction(action)  // never due: pending until disposed, nothing armed
         }
         return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
-            source.schedule(deadline: .now() + .nanoseconds(Int(delayNanoseconds)), repeating: repeating, leeway: leeway)
+            source.schedule(
+                deadline: .now() + .nanoseconds(Int(delayNanoseconds)),
+                repeating: repeating,
+                leeway: leeway
+            )
         }
     }
 
     package func schedule(
-        owner: any Scheduler, at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        owner: any Scheduler,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkDate(date, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
@@ -67,7 +81,10 @@ package struct DispatchTimers: Sendable {
     }
 
     private func periodic(
-        owner: any Scheduler, interval: Duration, leeway: Duration, _ action: @escaping @Sendable () -> Void,
+        owner: any Scheduler,
+        interval: Duration,
+        leeway: Duration,
+        _ action: @escaping @Sendable () -> Void,
         arm: (any DispatchSourceTimer, DispatchTimeInterval, DispatchTimeInterval) -> Void
     ) -> any Disposable {
         let entry = ScheduledAction(action)

@@ -76,7 +76,10 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     }
 
     @inlinable package mutating func insert(_ entry: Entry) {
-        precondition(entry.heapIndex < 0, "IndexedHeap.insert: the entry is already in a heap (slot \(entry.heapIndex))")
+        precondition(
+            entry.heapIndex < 0,
+            "IndexedHeap.insert: the entry is already in a heap (slot \(entry.heapIndex))"
+        )
         storage.append(Node(entry))
         siftUp(storage.count - 1)
         checkInvariants()
@@ -91,7 +94,8 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
     /// Removes `entry` if it is in this heap; does nothing otherwise.
     @inlinable package mutating func remove(_ entry: Entry) {
         let index = entry.heapIndex
-        guard index >= 0, index < storage.count, storage[index].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+        guard index >= 0, index < storage.count,
+            storage[index].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
         else { return }
         remove(at: index)
     }
@@ -177,10 +181,16 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
         #if DEBUG
         guard storage.count <= 64 else { return }  // O(n): checked on small heaps, where tests live
         for (index, node) in storage.enumerated() {
-            assert(node.entry.heapIndex == index, "IndexedHeap: entry at slot \(index) thinks it is at \(node.entry.heapIndex)")
+            assert(
+                node.entry.heapIndex == index,
+                "IndexedHeap: entry at slot \(index) thinks it is at \(node.entry.heapIndex)"
+            )
             assert(node.deadline == node.entry.deadline, "IndexedHeap: an entry's deadline changed while in the heap")
             if index > 0 {
-                assert(!Self.less(node, storage[(index - 1) / 4]), "IndexedHeap: slot \(index) orders before its parent")
+                assert(
+                    !Self.less(node, storage[(index - 1) / 4]),
+                    "IndexedHeap: slot \(index) orders before its parent"
+                )
             }
         }
         #endif

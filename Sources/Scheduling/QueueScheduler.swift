@@ -63,7 +63,9 @@ public final class QueueScheduler: DateScheduler {
     /// timer source, which coalesces missed ticks into one.
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         timers.schedule(owner: self, after: delay, repeatingEvery: interval, leeway: leeway, action)
@@ -72,7 +74,9 @@ public final class QueueScheduler: DateScheduler {
     /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``.
     @discardableResult
     public func schedule(
-        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         timers.schedule(owner: self, at: date, repeatingEvery: interval, leeway: leeway, action)

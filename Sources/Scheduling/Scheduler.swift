@@ -61,7 +61,9 @@ public protocol DateScheduler: Scheduler {
     /// future ticks. A non-positive `interval` or a negative `leeway` stops the program.
     @discardableResult
     func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable
 
@@ -69,7 +71,9 @@ public protocol DateScheduler: Scheduler {
     /// `date`; later ticks follow the monotonic grid from that first tick.
     @discardableResult
     func schedule(
-        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable
 }
@@ -78,7 +82,9 @@ extension DateScheduler {
     /// Schedules a periodic action with no leeway.
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, _ action: @escaping @Sendable () -> Void
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         schedule(after: delay, repeatingEvery: interval, leeway: .zero, action)
     }
@@ -86,7 +92,9 @@ extension DateScheduler {
     /// Schedules a periodic action starting at a wall-clock date, with no leeway.
     @discardableResult
     public func schedule(
-        at date: Date, repeatingEvery interval: Duration, _ action: @escaping @Sendable () -> Void
+        at date: Date,
+        repeatingEvery interval: Duration,
+        _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         schedule(at: date, repeatingEvery: interval, leeway: .zero, action)
     }

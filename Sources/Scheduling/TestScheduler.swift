@@ -66,7 +66,9 @@ public final class TestScheduler: DateScheduler {
     /// time is never late.
     @discardableResult
     public func schedule(
-        after delay: Duration, repeatingEvery interval: Duration, leeway: Duration,
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(after:repeatingEvery:leeway:)")
@@ -76,14 +78,18 @@ public final class TestScheduler: DateScheduler {
     /// Schedules a periodic action whose first tick is at virtual time `date`.
     @discardableResult
     public func schedule(
-        at date: Date, repeatingEvery interval: Duration, leeway: Duration,
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkDate(date, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
         return core.insert(
-            dueAt: Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate), interval: Nanoseconds.of(interval),
-            action)
+            dueAt: Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate),
+            interval: Nanoseconds.of(interval),
+            action
+        )
     }
 
     /// Moves virtual time forward by `duration` (a negative one counts as zero), running every
@@ -130,7 +136,13 @@ private final class TestTimer: IndexedHeapEntry, Disposable, @unchecked Sendable
     var action: (@Sendable () -> Void)?
     var disposed = false
 
-    init(core: TestSchedulerCore, deadline: Int64, sequence: UInt64, interval: Int64, action: @escaping @Sendable () -> Void) {
+    init(
+        core: TestSchedulerCore,
+        deadline: Int64,
+        sequence: UInt64,
+        interval: Int64,
+        action: @escaping @Sendable () -> Void
+    ) {
         self.core = core
         self.deadline = deadline
         self.sequence = sequence
@@ -189,8 +201,12 @@ private final class TestSchedulerCore: @unchecked Sendable {
     func insert(dueIn delay: Int64, interval: Int64, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in
             let timer = TestTimer(
-                core: self, deadline: Nanoseconds.adding(state.now, delay), sequence: state.nextSequence(),
-                interval: interval, action: action)
+                core: self,
+                deadline: Nanoseconds.adding(state.now, delay),
+                sequence: state.nextSequence(),
+                interval: interval,
+                action: action
+            )
             state.insert(timer)
             return timer
         }
@@ -199,8 +215,12 @@ private final class TestSchedulerCore: @unchecked Sendable {
     func insert(dueAt deadline: Int64, interval: Int64, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in
             let timer = TestTimer(
-                core: self, deadline: max(deadline, state.now), sequence: state.nextSequence(), interval: interval,
-                action: action)
+                core: self,
+                deadline: max(deadline, state.now),
+                sequence: state.nextSequence(),
+                interval: interval,
+                action: action
+            )
             state.insert(timer)
             return timer
         }
@@ -263,7 +283,8 @@ private final class TestSchedulerCore: @unchecked Sendable {
             if ran >= Self.runLimit {
                 fatalError(
                     "TestScheduler.run(): ran \(Self.runLimit) actions without settling; "
-                        + "something keeps scheduling one-shot work (use advance(by:) or step() instead)")
+                        + "something keeps scheduling one-shot work (use advance(by:) or step() instead)"
+                )
             }
         }
     }

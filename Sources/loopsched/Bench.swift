@@ -82,7 +82,9 @@ struct Bench: ParsableCommand {
             if !json { print("Lateness chart written to \(plot)") }
         }
         if !failures.isEmpty {
-            FileHandle.standardError.write(Data(("self-check failed:\n" + failures.joined(separator: "\n") + "\n").utf8))
+            FileHandle.standardError.write(
+                Data(("self-check failed:\n" + failures.joined(separator: "\n") + "\n").utf8)
+            )
             throw ExitCode(1)
         }
     }

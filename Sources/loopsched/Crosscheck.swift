@@ -41,29 +41,35 @@ struct Crosscheck: ParsableCommand {
             failed = true
             for violation in violations {
                 let minimal = shrink(script, keeping: violation)
-                print("""
+                print(
+                    """
                     VIOLATION of rule \(violation.rule) on \(violation.scheduler): \(violation.detail)
                     seed: \(scriptSeed) (reproduce: loopsched crosscheck --seed \(scriptSeed) --scripts 1)
                     minimal script:
                     \(minimal.description)
 
-                    """)
+                    """
+                )
             }
         }
         if failed { throw ExitCode(1) }
-        print("crosscheck: \(scripts) scripts from seed \(seed) on \(CheckedScheduler.allCases.map(\.rawValue).joined(separator: ", ")): no violation")
+        print(
+            "crosscheck: \(scripts) scripts from seed \(seed) on \(CheckedScheduler.allCases.map(\.rawValue).joined(separator: ", ")): no violation"
+        )
     }
 
     /// Drops ops one at a time while the same rule still breaks on the same scheduler.
     private func shrink(_ script: Script, keeping violation: Violation) -> Script {
-        let kinds = violation.scheduler == "all"
+        let kinds =
+            violation.scheduler == "all"
             ? CheckedScheduler.allCases : CheckedScheduler.allCases.filter { $0.rawValue == violation.scheduler }
         func stillBreaks(_ candidate: Script) -> Bool {
             var traces: [CheckedScheduler: Trace] = [:]
             for kind in CheckedScheduler.allCases { traces[kind] = try? ScriptRunner(kind: kind).run(candidate) }
-            let found = kinds.flatMap { kind in
-                traces[kind].map { RuleChecker(script: candidate, trace: $0, scheduler: kind).violations() } ?? []
-            } + crossViolations(candidate, traces.compactMapValues { $0 })
+            let found =
+                kinds.flatMap { kind in
+                    traces[kind].map { RuleChecker(script: candidate, trace: $0, scheduler: kind).violations() } ?? []
+                } + crossViolations(candidate, traces.compactMapValues { $0 })
             return found.contains { $0.rule == violation.rule }
         }
         var current = script

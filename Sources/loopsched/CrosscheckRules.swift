@@ -43,7 +43,8 @@ struct RuleChecker {
         // time between the driver's clock reading and the scheduler's).
         let timerStarts = trace.runs.filter { if case .timer = script.ops[$0.op] { true } else { false } }
         for a in timerStarts {
-            for b in timerStarts where trace.dueAtLeast[a.op]! + 2_000_000 < trace.dueAtLeast[b.op]! && a.start > b.start {
+            for b in timerStarts
+            where trace.dueAtLeast[a.op]! + 2_000_000 < trace.dueAtLeast[b.op]! && a.start > b.start {
                 violation("3", "#\(b.op) (due later) started before #\(a.op)")
             }
         }
@@ -76,7 +77,9 @@ struct RuleChecker {
                 if cell <= lastCell && run.start >= first { violation("5", "#\(op) ran two ticks for one grid point") }
                 lastCell = cell
             }
-            if runs.count > ticks { violation("5", "#\(op) ticked \(runs.count) times after disposing itself at tick \(ticks)") }
+            if runs.count > ticks {
+                violation("5", "#\(op) ticked \(runs.count) times after disposing itself at tick \(ticks)")
+            }
         }
         // 6. Recursion and nesting: children run after their parent returned, in order.
         for (op, value) in script.ops.enumerated() {
@@ -84,14 +87,20 @@ struct RuleChecker {
             let runs = byOp[op] ?? []
             guard let parent = runs.first(where: { $0.child == 0 }) else { continue }
             let children = runs.filter { $0.child > 0 }.sorted { $0.start < $1.start }
-            if children.contains(where: { $0.start < parent.end }) { violation("3", "#\(op) ran a child inside its parent") }
-            if children.map(\.child) != children.map(\.child).sorted() { violation("3", "#\(op) ran its children out of order") }
+            if children.contains(where: { $0.start < parent.end }) {
+                violation("3", "#\(op) ran a child inside its parent")
+            }
+            if children.map(\.child) != children.map(\.child).sorted() {
+                violation("3", "#\(op) ran its children out of order")
+            }
         }
         // Outcomes the contract fixes.
         for (op, value) in script.ops.enumerated() {
             guard let expected = value.expectedRuns else { continue }
             let actual = byOp[op]?.count ?? 0
-            if actual != expected { violation("outcome", "#\(op) (\(value.description)) ran \(actual) times, expected \(expected)") }
+            if actual != expected {
+                violation("outcome", "#\(op) (\(value.description)) ran \(actual) times, expected \(expected)")
+            }
         }
         return found
     }
@@ -105,7 +114,9 @@ func crossViolations(_ script: Script, _ traces: [CheckedScheduler: Trace]) -> [
         let counts = traces.mapValues { trace in trace.runs.filter { $0.op == op }.count }
         if Set(counts.values).count > 1 {
             let detail = counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
-            found.append(Violation(rule: "cross", scheduler: "all", detail: "#\(op) ran \(detail.joined(separator: ", ")) times"))
+            found.append(
+                Violation(rule: "cross", scheduler: "all", detail: "#\(op) ran \(detail.joined(separator: ", ")) times")
+            )
         }
     }
     return found

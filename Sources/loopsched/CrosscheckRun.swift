@@ -47,14 +47,22 @@ struct ScriptRunner {
         case .loop:
             let loop = try LoopScheduler(name: "crosscheck")
             defer { loop.shutdown() }
-            return drive(script, on: loop, clock: { Nanoseconds.monotonicNow() }, wall: { Nanoseconds.wallNow() }) {
-                _ in
-            }
+            return drive(
+                script,
+                on: loop,
+                clock: Nanoseconds.monotonicNow,
+                wall: Nanoseconds.wallNow,
+                advance: { _ in }
+            )
         case .queue:
             let queue = QueueScheduler(name: "crosscheck")
-            return drive(script, on: queue, clock: { Nanoseconds.monotonicNow() }, wall: { Nanoseconds.wallNow() }) {
-                _ in
-            }
+            return drive(
+                script,
+                on: queue,
+                clock: Nanoseconds.monotonicNow,
+                wall: Nanoseconds.wallNow,
+                advance: { _ in }
+            )
         case .test:
             let test = TestScheduler(now: Date())
             let clock: @Sendable () -> Int64 = { test.virtualNanoseconds }
@@ -65,8 +73,11 @@ struct ScriptRunner {
     }
 
     private func drive(
-        _ script: Script, on scheduler: any DateScheduler, clock: @escaping @Sendable () -> Int64,
-        wall: @escaping @Sendable () -> Int64, advance: (Int) -> Void
+        _ script: Script,
+        on scheduler: any DateScheduler,
+        clock: @escaping @Sendable () -> Int64,
+        wall: @escaping @Sendable () -> Int64,
+        advance: (Int) -> Void
     ) -> Trace {
         let trace = LockedValue(Trace())
         let otherThreads = DispatchGroup()
@@ -78,7 +89,9 @@ struct ScriptRunner {
             body()
             let end = clock()
             trace.withLock {
-                $0.runs.append(.init(op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child))
+                $0.runs.append(
+                    .init(op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child)
+                )
             }
         }
         func called(_ op: Int) {
@@ -95,7 +108,8 @@ struct ScriptRunner {
                 scheduler.schedule(after: .microseconds(delay)) { record(id) }
             case .wallTimer(let offset):
                 let date = scheduler.now.addingTimeInterval(Double(offset) / 1e6)
-                let due = virtual
+                let due =
+                    virtual
                     ? Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) : Nanoseconds.sinceEpoch(date)
                 trace.withLock { $0.wallDue[id] = due }
                 scheduler.schedule(at: date) { record(id) }
@@ -104,7 +118,8 @@ struct ScriptRunner {
                 let slot = LockedValue<(any Disposable)?>(nil)
                 let count = LockedValue(0)
                 let disposable = scheduler.schedule(
-                    after: .microseconds(interval), repeatingEvery: .microseconds(interval)
+                    after: .microseconds(interval),
+                    repeatingEvery: .microseconds(interval)
                 ) {
                     record(id) {
                         let tick = count.withLock { value -> Int in

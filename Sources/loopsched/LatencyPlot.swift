@@ -42,17 +42,27 @@ struct LatencyPlot {
         var decade = pow(10, floor(logMin))
         while decade <= Double(maximum) * 1.0001 {
             let position = x(Int64(decade))
-            svg.append("<line x1=\"\(position)\" y1=\"\(top)\" x2=\"\(position)\" y2=\"\(height - bottom)\" stroke=\"#ddd\"/>")
-            svg.append("<text x=\"\(position)\" y=\"\(height - bottom + 16)\" text-anchor=\"middle\">\(Self.label(decade))</text>")
+            svg.append(
+                "<line x1=\"\(position)\" y1=\"\(top)\" x2=\"\(position)\" y2=\"\(height - bottom)\" stroke=\"#ddd\"/>"
+            )
+            svg.append(
+                "<text x=\"\(position)\" y=\"\(height - bottom + 16)\" text-anchor=\"middle\">\(Self.label(decade))</text>"
+            )
             decade *= 10
         }
         for fraction in stride(from: 0.0, through: 1.0, by: 0.25) {
-            svg.append("<line x1=\"\(left)\" y1=\"\(y(fraction))\" x2=\"\(width - right)\" y2=\"\(y(fraction))\" stroke=\"#ddd\"/>")
-            svg.append("<text x=\"\(left - 8)\" y=\"\(y(fraction) + 4)\" text-anchor=\"end\">\(Int(fraction * 100))%</text>")
+            svg.append(
+                "<line x1=\"\(left)\" y1=\"\(y(fraction))\" x2=\"\(width - right)\" y2=\"\(y(fraction))\" stroke=\"#ddd\"/>"
+            )
+            svg.append(
+                "<text x=\"\(left - 8)\" y=\"\(y(fraction) + 4)\" text-anchor=\"end\">\(Int(fraction * 100))%</text>"
+            )
         }
         svg.append("<text x=\"\(width / 2)\" y=\"\(height - 18)\" text-anchor=\"middle\">lateness (log scale)</text>")
-        svg.append("<text x=\"18\" y=\"\(height / 2)\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(height / 2))\">"
-            + "timers started by then</text>")
+        svg.append(
+            "<text x=\"18\" y=\"\(height / 2)\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(height / 2))\">"
+                + "timers started by then</text>"
+        )
         for (index, entry) in series.enumerated() {
             let sorted = entry.values.sorted()
             let step = max(1, sorted.count / 400)
@@ -61,9 +71,13 @@ struct LatencyPlot {
                 points.append("\(x(sorted[position])),\(y(Double(position + 1) / Double(sorted.count)))")
             }
             points.append("\(x(sorted.last!)),\(y(1))")
-            svg.append("<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>")
+            svg.append(
+                "<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>"
+            )
             let legendY = top + 16 + Double(index) * 18
-            svg.append("<line x1=\"\(left + 12)\" y1=\"\(legendY - 4)\" x2=\"\(left + 36)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"3\"/>")
+            svg.append(
+                "<line x1=\"\(left + 12)\" y1=\"\(legendY - 4)\" x2=\"\(left + 36)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"3\"/>"
+            )
             svg.append("<text x=\"\(left + 42)\" y=\"\(legendY)\">\(entry.label) (n = \(sorted.count))</text>")
         }
         svg.append("</svg>")

@@ -13,9 +13,11 @@ struct Report {
     }
 
     private static func metricOrder(_ a: String, _ b: String) -> Bool {
-        let preferred = ["ns/task", "ns/schedule", "wall s", "cpu s", "ns/pair fifo", "ns/pair random", "peak MB",
-                         "held MB after", "last-tick drift ms", "tick p50 µs", "tick p99 µs", "p50 µs", "p99 µs",
-                         "p99.9 µs", "max µs", "early", "bytes/timer"]
+        let preferred = [
+            "ns/task", "ns/schedule", "wall s", "cpu s", "ns/pair fifo", "ns/pair random", "peak MB",
+            "held MB after", "last-tick drift ms", "tick p50 µs", "tick p99 µs", "p50 µs", "p99 µs",
+            "p99.9 µs", "max µs", "early", "bytes/timer",
+        ]
         return (preferred.firstIndex(of: a) ?? 99, a) < (preferred.firstIndex(of: b) ?? 99, b)
     }
 
@@ -29,8 +31,13 @@ struct Report {
             "loopsched bench — medians of \(repetitions) run(s) each, interleaved; ratio = Loop / Queue (lower is better)",
             "",
             Self.row("workload", "metric", "LoopScheduler", "QueueScheduler", "ratio"),
-            Self.row(String(repeating: "-", count: 15), String(repeating: "-", count: 19), String(repeating: "-", count: 14),
-                     String(repeating: "-", count: 14), String(repeating: "-", count: 7)),
+            Self.row(
+                String(repeating: "-", count: 15),
+                String(repeating: "-", count: 19),
+                String(repeating: "-", count: 14),
+                String(repeating: "-", count: 14),
+                String(repeating: "-", count: 7)
+            ),
         ]
         for workload in workloads {
             var first = true
@@ -39,8 +46,15 @@ struct Report {
                 let queue = medianOf(workload, .queue, metric)
                 let ratio: String
                 if let loop, let queue, queue != 0 { ratio = Self.format(loop / queue) } else { ratio = "–" }
-                lines.append(Self.row(first ? workload.rawValue : "", metric, loop.map(Self.format) ?? "–",
-                                      queue.map(Self.format) ?? "–", ratio))
+                lines.append(
+                    Self.row(
+                        first ? workload.rawValue : "",
+                        metric,
+                        loop.map(Self.format) ?? "–",
+                        queue.map(Self.format) ?? "–",
+                        ratio
+                    )
+                )
                 first = false
             }
         }
@@ -50,7 +64,8 @@ struct Report {
     private static func row(_ columns: String...) -> String {
         let widths = [15, 19, 14, 14, 7]
         return zip(columns, widths).enumerated().map { index, pair in
-            index < 2 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+            index < 2
+                ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
                 : String(repeating: " ", count: max(0, pair.1 - pair.0.count)) + pair.0
         }.joined(separator: "  ")
     }
@@ -74,7 +89,8 @@ struct Report {
                 objects.append(
                     "{\"workload\": \(Self.quoted(workload.rawValue)), \"scheduler\": \(Self.quoted(target.displayName)), "
                         + "\"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
-                        + "\"failures\": [\(failures.joined(separator: ", "))]}")
+                        + "\"failures\": [\(failures.joined(separator: ", "))]}"
+                )
             }
         }
         return objects.joined(separator: "\n")

@@ -174,7 +174,10 @@ enum Workload: String, CaseIterable, Codable {
         let countdown = Countdown(1)
         let slot = LockedValue<(any Disposable)?>(nil)
         let origin = Measure.now() + interval
-        let disposable = target.scheduler.schedule(after: .nanoseconds(interval), repeatingEvery: .nanoseconds(interval)) {
+        let disposable = target.scheduler.schedule(
+            after: .nanoseconds(interval),
+            repeatingEvery: .nanoseconds(interval)
+        ) {
             let index = count.add(1, ordering: .relaxed).newValue - 1
             guard index < ticks else { return }
             times.set(index, Measure.now())

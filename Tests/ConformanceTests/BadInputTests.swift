@@ -6,7 +6,10 @@ import Testing
 extension Conformance {
     @Suite("9. Bad input")
     struct BadInput {
-        @Test("Huge delays and dates neither trap nor fire, and stay cancellable", arguments: SchedulerKind.dateSchedulers)
+        @Test(
+            "Huge delays and dates neither trap nor fire, and stay cancellable",
+            arguments: SchedulerKind.dateSchedulers
+        )
         func hugeValuesStayPending(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 let fired = Atomic<Int>(0)
@@ -14,13 +17,18 @@ extension Conformance {
                 var tracked: Tracked? = Tracked()
                 let weak = WeakBox(tracked!)
                 let disposables = [
-                    scheduler.schedule(after: .seconds(Int64.max)) { [tracked] in _ = tracked; fired.add(1, ordering: .relaxed) },
+                    scheduler.schedule(after: .seconds(Int64.max)) { [tracked] in
+                        _ = tracked
+                        fired.add(1, ordering: .relaxed)
+                    },
                     scheduler.schedule(at: .distantFuture) { fired.add(1, ordering: .relaxed) },
                     scheduler.schedule(at: Date(timeIntervalSince1970: 1e300)) { fired.add(1, ordering: .relaxed) },
                     scheduler.schedule(after: .seconds(Int64.max), repeatingEvery: .seconds(Int64.max)) {
                         fired.add(1, ordering: .relaxed)
                     },
-                    scheduler.schedule(at: .distantFuture, repeatingEvery: .seconds(1)) { fired.add(1, ordering: .relaxed) },
+                    scheduler.schedule(at: .distantFuture, repeatingEvery: .seconds(1)) {
+                        fired.add(1, ordering: .relaxed)
+                    },
                 ]
                 tracked = nil
                 harness.letTimePass(.milliseconds(30))

@@ -95,7 +95,10 @@ extension Conformance {
             }
         }
 
-        @Test("The closure is released at once when a pending timer is disposed", arguments: SchedulerKind.dateSchedulers)
+        @Test(
+            "The closure is released at once when a pending timer is disposed",
+            arguments: SchedulerKind.dateSchedulers
+        )
         func closureReleasedOnDispose(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 var tracked: Tracked? = Tracked()
@@ -137,8 +140,10 @@ extension Conformance {
             }
         }
 
-        @Test("Dropping a periodic timer's disposable does not stop it (ReactiveSwift#582)",
-              arguments: SchedulerKind.dateSchedulers)
+        @Test(
+            "Dropping a periodic timer's disposable does not stop it (ReactiveSwift#582)",
+            arguments: SchedulerKind.dateSchedulers
+        )
         func droppingPeriodicDoesNotStop(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)

@@ -17,8 +17,10 @@ import Testing
 /// Where a cell says why a rule does not apply, the test's arguments leave that scheduler out.
 @Suite("Conformance")
 struct Conformance {
-    @Test("Every scheduler under test can be made, runs work, and is torn down cleanly",
-          arguments: SchedulerKind.allCases)
+    @Test(
+        "Every scheduler under test can be made, runs work, and is torn down cleanly",
+        arguments: SchedulerKind.allCases
+    )
     func harnessWorks(kind: SchedulerKind) throws {
         try Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)

@@ -20,7 +20,9 @@ struct CrashTests {
         }
         Self.expectMessage(
             result,
-            contains: "QueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got 0.0 seconds)")
+            contains:
+                "QueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got 0.0 seconds)"
+        )
     }
 
     @Test("A negative period stops the program (ConcurrentQueueScheduler)")
@@ -28,7 +30,11 @@ struct CrashTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             ConcurrentQueueScheduler().schedule(after: .zero, repeatingEvery: .seconds(-1), leeway: .zero) {}
         }
-        Self.expectMessage(result, contains: "ConcurrentQueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got -1.0 seconds)")
+        Self.expectMessage(
+            result,
+            contains:
+                "ConcurrentQueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got -1.0 seconds)"
+        )
     }
 
     @Test("A negative leeway stops the program (TestScheduler)")
@@ -36,7 +42,11 @@ struct CrashTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             TestScheduler().schedule(after: .zero, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
         }
-        Self.expectMessage(result, contains: "TestScheduler.schedule(after:repeatingEvery:leeway:): leeway must not be negative (got -0.001 seconds)")
+        Self.expectMessage(
+            result,
+            contains:
+                "TestScheduler.schedule(after:repeatingEvery:leeway:): leeway must not be negative (got -0.001 seconds)"
+        )
     }
 
     @Test("A zero period stops the program (LoopScheduler)")
@@ -45,7 +55,11 @@ struct CrashTests {
             let loop = try! LoopScheduler(name: "crash")
             loop.schedule(after: .zero, repeatingEvery: .zero, leeway: .zero) {}
         }
-        Self.expectMessage(result, contains: "LoopScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got 0.0 seconds)")
+        Self.expectMessage(
+            result,
+            contains:
+                "LoopScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive (got 0.0 seconds)"
+        )
     }
 
     @Test("A NaN date stops the program (LoopScheduler.schedule(at:))")
@@ -60,9 +74,13 @@ struct CrashTests {
     @Test("An infinite date stops the program (QueueScheduler.schedule(at:repeatingEvery:leeway:))")
     func infiniteDateQueuePeriodic() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            QueueScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .infinity), repeatingEvery: .seconds(1)) {}
+            QueueScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .infinity), repeatingEvery: .seconds(1))
+            {}
         }
-        Self.expectMessage(result, contains: "QueueScheduler.schedule(at:repeatingEvery:leeway:): at must be a finite date (got inf)")
+        Self.expectMessage(
+            result,
+            contains: "QueueScheduler.schedule(at:repeatingEvery:leeway:): at must be a finite date (got inf)"
+        )
     }
 
     @Test("A NaN date stops the program (TestScheduler.advance(to:))")
@@ -82,7 +100,10 @@ struct CrashTests {
         let subscription = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             SubscriptionScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
         }
-        Self.expectMessage(subscription, contains: "SubscriptionScheduler.schedule(at:): at must be a finite date (got nan)")
+        Self.expectMessage(
+            subscription,
+            contains: "SubscriptionScheduler.schedule(at:): at must be a finite date (got nan)"
+        )
     }
 
     @Test("run() stops the program when it cannot settle")

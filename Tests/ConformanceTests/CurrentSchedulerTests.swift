@@ -22,8 +22,10 @@ extension Conformance {
             }
         }
 
-        @Test("Timers, wall-clock timers and periodic ticks run with their scheduler current",
-              arguments: SchedulerKind.dateSchedulers)
+        @Test(
+            "Timers, wall-clock timers and periodic ticks run with their scheduler current",
+            arguments: SchedulerKind.dateSchedulers
+        )
         func currentDuringTimers(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
@@ -44,7 +46,9 @@ extension Conformance {
             let outer = TestScheduler()
             let seen = LockedValue<[ObjectIdentifier?]>([])
             outer.performAsCurrent {
-                Schedulers.immediate.schedule { seen.withLock { $0.append(Schedulers.current.map(ObjectIdentifier.init)) } }
+                Schedulers.immediate.schedule {
+                    seen.withLock { $0.append(Schedulers.current.map(ObjectIdentifier.init)) }
+                }
             }
             Schedulers.immediate.schedule { seen.withLock { $0.append(Schedulers.current.map(ObjectIdentifier.init)) } }
             let onThisThread = Schedulers.current.map(ObjectIdentifier.init)
@@ -79,8 +83,10 @@ extension Conformance {
             #expect(result.withLock { $0 } == true)
         }
 
-        @Test("The current scheduler is back to nil after an action, on the thread that ran it",
-              arguments: SchedulerKind.loops)
+        @Test(
+            "The current scheduler is back to nil after an action, on the thread that ran it",
+            arguments: SchedulerKind.loops
+        )
         func restoredAfterAction(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 let log = Recorder<Bool>(harness)

@@ -35,7 +35,9 @@ final class Harness: Sendable {
     private let bell = DispatchSemaphore(value: 0)
 
     private init(
-        kind: SchedulerKind, scheduler: any Scheduler, expectedCurrent: (any Scheduler)?,
+        kind: SchedulerKind,
+        scheduler: any Scheduler,
+        expectedCurrent: (any Scheduler)?,
         teardown: @escaping @Sendable () -> Void = {}
     ) {
         self.kind = kind

@@ -53,8 +53,10 @@ extension Conformance {
             }
         }
 
-        @Test("Work scheduled from inside an action runs after it returns, not inline",
-              arguments: SchedulerKind.neverInline)
+        @Test(
+            "Work scheduled from inside an action runs after it returns, not inline",
+            arguments: SchedulerKind.neverInline
+        )
         func nestedRunsAfter(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)

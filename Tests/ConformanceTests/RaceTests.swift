@@ -62,8 +62,10 @@ struct Races {
         }
     }
 
-    @Test("A captured object is released promptly once its action is disposed from another thread",
-          arguments: SchedulerKind.deferred)
+    @Test(
+        "A captured object is released promptly once its action is disposed from another thread",
+        arguments: SchedulerKind.deferred
+    )
     func capturedReleasedAfterRemoteDispose(kind: SchedulerKind) throws {
         try Harness.with(kind) { harness in
             var tracked: Tracked? = Tracked()

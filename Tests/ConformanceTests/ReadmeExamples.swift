@@ -65,9 +65,13 @@ struct ReadmeExamples {
         let requestTimeout = loop.schedule(after: .seconds(30)) { print("request timed out") }
         requestTimeout.dispose()  // the usual fate of a timeout: slot and closure freed at once
 
-        let ticker = loop.schedule(after: .zero, repeatingEvery: .milliseconds(10), countingMissedTicks: { missed in
-            if missed > 0 { print("fell behind by \(missed) ticks") }
-        })
+        let ticker = loop.schedule(
+            after: .zero,
+            repeatingEvery: .milliseconds(10),
+            countingMissedTicks: { missed in
+                if missed > 0 { print("fell behind by \(missed) ticks") }
+            }
+        )
         ticker.dispose()
 
         loop.schedule { print("on the loop thread, current:", loop.isCurrent) }

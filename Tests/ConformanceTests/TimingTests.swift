@@ -10,8 +10,10 @@ extension Conformance {
         @Test("after: d starts no earlier than d after the call", arguments: SchedulerKind.dateSchedulers)
         func afterNeverEarly(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in
-                let delays: [Duration] = [.microseconds(200), .microseconds(999), .milliseconds(1), .milliseconds(10),
-                                          .milliseconds(25)]
+                let delays: [Duration] = [
+                    .microseconds(200), .microseconds(999), .milliseconds(1), .milliseconds(10),
+                    .milliseconds(25),
+                ]
                 let log = Recorder<(Int64, Int64)>(harness)
                 for delay in delays {
                     let start = harness.monotonicNow()
@@ -60,7 +62,9 @@ extension Conformance {
         func immediateTimersBlock() throws {
             let start = Nanoseconds.monotonicNow()
             let ranAt = LockedValue<Int64>(0)
-            Schedulers.immediate.schedule(after: .milliseconds(15)) { ranAt.withLock { $0 = Nanoseconds.monotonicNow() } }
+            Schedulers.immediate.schedule(after: .milliseconds(15)) {
+                ranAt.withLock { $0 = Nanoseconds.monotonicNow() }
+            }
             #expect(ranAt.withLock { $0 } - start >= 15_000_000)
             let date = Date().addingTimeInterval(0.01)
             let wallAt = LockedValue<Date?>(nil)
@@ -78,7 +82,8 @@ extension Conformance {
                 let interval: Int64 = 10_000_000
                 let start = harness.monotonicNow() + 5_000_000
                 let disposable = harness.dateScheduler.schedule(
-                    after: .milliseconds(5), repeatingEvery: .milliseconds(10)
+                    after: .milliseconds(5),
+                    repeatingEvery: .milliseconds(10)
                 ) {
                     log.append(harness.monotonicNow())
                 }
@@ -115,8 +120,10 @@ extension Conformance {
                 #expect(log.wait(for: 6))
                 disposable.dispose()
                 let cells = log.all.map { ($0 - start) / interval }
-                #expect(cells == cells.sorted() && Set(cells).count == cells.count,
-                        "ticks ran back to back for the same grid point: \(cells)")
+                #expect(
+                    cells == cells.sorted() && Set(cells).count == cells.count,
+                    "ticks ran back to back for the same grid point: \(cells)"
+                )
                 if !kind.isVirtual {
                     #expect(cells[2] >= cells[1] + 10, "the tick after the stall was not moved to the next grid point")
                 }

@@ -78,7 +78,9 @@ struct LoopLifecycleTests {
         loop.schedule { gate.wait() }
         let task = loop.schedule { log.withLock { $0.append("task") } }
         let timer = loop.schedule(after: .zero) { log.withLock { $0.append("timer") } }
-        let periodic = loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) { log.withLock { $0.append("tick") } }
+        let periodic = loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) {
+            log.withLock { $0.append("tick") }
+        }
         let shutdownDone = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             loop.shutdown()
@@ -101,8 +103,14 @@ struct LoopLifecycleTests {
         let weak = WeakTracked(tracked!)
         let ran = Atomic<Bool>(false)
         let disposables = [
-            loop.schedule { [tracked] in _ = tracked; ran.store(true, ordering: .relaxed) },
-            loop.schedule(after: .zero) { [tracked] in _ = tracked; ran.store(true, ordering: .relaxed) },
+            loop.schedule { [tracked] in
+                _ = tracked
+                ran.store(true, ordering: .relaxed)
+            },
+            loop.schedule(after: .zero) { [tracked] in
+                _ = tracked
+                ran.store(true, ordering: .relaxed)
+            },
             loop.schedule(at: Date()) { ran.store(true, ordering: .relaxed) },
             loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) { ran.store(true, ordering: .relaxed) },
         ]

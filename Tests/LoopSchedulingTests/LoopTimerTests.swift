@@ -170,7 +170,8 @@ struct LoopTimerTests {
         defer { loop.shutdown() }
         let oneShotLateness = LockedValue<Int64?>(nil)
         let start = Nanoseconds.monotonicNow()
-        let periodic = loop.schedule(after: .milliseconds(10), repeatingEvery: .seconds(1), leeway: .milliseconds(500)) {}
+        let periodic = loop.schedule(after: .milliseconds(10), repeatingEvery: .seconds(1), leeway: .milliseconds(500))
+        {}
         loop.schedule(after: .milliseconds(20)) {
             oneShotLateness.withLock { $0 = Nanoseconds.monotonicNow() - start - 20_000_000 }
         }

@@ -63,6 +63,7 @@ final class WeakTracked: Sendable {
 }
 
 extension TimerDriverKind: CustomTestStringConvertible {
+    /// The driver's name in test reports.
     public var testDescription: String { self == .timerfd ? "timerfd" : "uv_timer" }
     static let all: [TimerDriverKind] = [.timerfd, .uvTimer]
 }

@@ -82,7 +82,9 @@ struct TestSchedulerTests {
         let scheduler = TestScheduler()
         let times = LockedValue<[Int64]>([])
         let periodic = scheduler.schedule(
-            after: .milliseconds(5), repeatingEvery: .milliseconds(10), leeway: .milliseconds(1)
+            after: .milliseconds(5),
+            repeatingEvery: .milliseconds(10),
+            leeway: .milliseconds(1)
         ) {
             times.withLock { $0.append(scheduler.virtualNanoseconds) }
         }

@@ -47,7 +47,8 @@ let bytesPerTimer = BenchmarkMetric.custom("bytes per pending timer", useScaling
 
 let benchmarks: @Sendable () -> Void = {
     for kind in SystemKind.allCases {
-        Benchmark("submit-cross/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) { benchmark in
+        Benchmark("submit-cross/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
+            benchmark in
             let n = benchmark.scaledIterations.count
             if kind == .floor {
                 benchmark.measurement(nsPerOp, Int(floor_submit_cross(Int32(n))))
@@ -58,7 +59,8 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.measurement(nsPerOp, Int(Workloads.submitCross(system, n)))
         }
 
-        Benchmark("submit-onloop/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) { benchmark in
+        Benchmark("submit-onloop/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
+            benchmark in
             let n = benchmark.scaledIterations.count
             if kind == .floor {
                 benchmark.measurement(nsPerOp, Int(floor_submit_onloop(Int32(n))))
@@ -70,7 +72,8 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         Benchmark(
-            "timers-fire/\(kind.rawValue)", configuration: configuration([nsPerOp, wallSeconds, earlyFires], scaling: .mega)
+            "timers-fire/\(kind.rawValue)",
+            configuration: configuration([nsPerOp, wallSeconds, earlyFires], scaling: .mega)
         ) { benchmark in
             let n = benchmark.scaledIterations.count
             if kind == .floor {
@@ -113,7 +116,8 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         Benchmark(
-            "periodic-drift/\(kind.rawValue)", configuration: configuration([driftMicros, latenessP50, latenessP99], scaling: .one)
+            "periodic-drift/\(kind.rawValue)",
+            configuration: configuration([driftMicros, latenessP50, latenessP99], scaling: .one)
         ) { benchmark in
             if kind == .floor {
                 var p50 = 0.0
@@ -133,7 +137,8 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         Benchmark(
-            "lateness/\(kind.rawValue)", configuration: configuration([latenessP50, latenessP99, earlyFires], scaling: .one)
+            "lateness/\(kind.rawValue)",
+            configuration: configuration([latenessP50, latenessP99, earlyFires], scaling: .one)
         ) { benchmark in
             let n = 100_000
             if kind == .floor {
@@ -155,7 +160,8 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.measurement(earlyFires, result.early)
         }
 
-        Benchmark("pending-memory/\(kind.rawValue)", configuration: configuration([bytesPerTimer], scaling: .mega)) { benchmark in
+        Benchmark("pending-memory/\(kind.rawValue)", configuration: configuration([bytesPerTimer], scaling: .mega)) {
+            benchmark in
             let n = benchmark.scaledIterations.count
             if kind == .floor {
                 benchmark.measurement(bytesPerTimer, Int(floor_pending_memory(Int32(n))))

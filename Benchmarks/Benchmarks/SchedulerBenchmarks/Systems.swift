@@ -20,7 +20,6 @@ protocol BenchSystem: Sendable {
     func shutdown()
 }
 
-
 private struct DisposableCancellable: Cancellable {
     let disposable: any Disposable
     func cancel() { disposable.dispose() }
@@ -48,7 +47,8 @@ struct SchedulerSystem: BenchSystem {
 
     func repeating(everyNanoseconds interval: Int64, _ body: @escaping @Sendable () -> Void) -> any Cancellable {
         DisposableCancellable(
-            disposable: scheduler.schedule(after: .nanoseconds(interval), repeatingEvery: .nanoseconds(interval), body))
+            disposable: scheduler.schedule(after: .nanoseconds(interval), repeatingEvery: .nanoseconds(interval), body)
+        )
     }
 
     func shutdown() { stop() }
@@ -84,7 +84,8 @@ struct NIOSystem: BenchSystem {
         RepeatedCancellable(
             task: loop.scheduleRepeatedTask(initialDelay: .nanoseconds(interval), delay: .nanoseconds(interval)) { _ in
                 body()
-            })
+            }
+        )
     }
 
     func shutdown() { try? group.syncShutdownGracefully() }

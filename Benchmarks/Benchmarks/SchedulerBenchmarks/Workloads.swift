@@ -82,7 +82,10 @@ enum Workloads {
         return Double(countdown.finishedAt.load(ordering: .acquiring) - start.load(ordering: .relaxed)) / Double(n)
     }
 
-    static func timersFire(_ system: any BenchSystem, _ n: Int) -> (nsPerSchedule: Double, wallSeconds: Double, early: Int) {
+    static func timersFire(
+        _ system: any BenchSystem,
+        _ n: Int
+    ) -> (nsPerSchedule: Double, wallSeconds: Double, early: Int) {
         var generator = SystemRandomNumberGenerator()
         let delays = (0..<n).map { _ in Int64.random(in: 0..<1_000_000_000, using: &generator) }
         let countdown = Countdown(n)
@@ -102,7 +105,8 @@ enum Workloads {
         countdown.wait()
         let (start, scheduled) = timing.withLock { $0 }
         return (
-            Double(scheduled - start) / Double(n), Double(countdown.finishedAt.load(ordering: .acquiring) - start) / 1e9,
+            Double(scheduled - start) / Double(n),
+            Double(countdown.finishedAt.load(ordering: .acquiring) - start) / 1e9,
             early.load(ordering: .relaxed)
         )
     }
@@ -180,7 +184,9 @@ enum Workloads {
         }
         afterBurst.sort()
         guard !afterBurst.isEmpty else { return (0, 0, early) }
-        return (Double(afterBurst[afterBurst.count / 2]), Double(afterBurst[Int(Double(afterBurst.count) * 0.99)]), early)
+        return (
+            Double(afterBurst[afterBurst.count / 2]), Double(afterBurst[Int(Double(afterBurst.count) * 0.99)]), early
+        )
     }
 
     static func pendingMemory(_ system: any BenchSystem, _ n: Int) -> Double {
