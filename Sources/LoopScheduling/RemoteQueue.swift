@@ -92,8 +92,6 @@ final class RemoteQueue: Sendable {
         }
     }
 
-    var lifecycle: LoopLifecycle { state.withLock { $0.lifecycle } }
-
     func markClosed() {
         state.withLock { $0.lifecycle = .closed }
     }

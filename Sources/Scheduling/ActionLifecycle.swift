@@ -116,9 +116,6 @@ package final class ScheduledAction: Disposable {
 
     package var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
-    /// Whether it is still waiting to run (neither run nor disposed).
-    package var isPending: Bool { state.load(ordering: .acquiring) == ActionLifecycle.pending }
-
     package func dispose() {
         switch ActionLifecycle.dispose(state) {
         case .wasPending:

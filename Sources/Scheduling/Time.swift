@@ -62,11 +62,6 @@ package enum Nanoseconds {
         return Int64(nanoseconds)
     }
 
-    /// A `Duration` of `nanoseconds`.
-    package static func duration(_ nanoseconds: Int64) -> Duration {
-        .nanoseconds(nanoseconds)
-    }
-
     /// The monotonic clock (`CLOCK_MONOTONIC`, the clock of Dispatch's `DispatchTime` and of a
     /// monotonic timerfd), in nanoseconds.
     package static func monotonicNow() -> Int64 {
