@@ -68,8 +68,12 @@ extension LoopCore {
             return
         }
         if let wallLateness {
-            // The first tick of an `at:` periodic timer: from here on the grid is monotonic.
-            periodic.origin = Nanoseconds.subtracting(monotonicNow(), wallLateness)
+            // The first tick of an `at:` periodic timer: from here on the grid is monotonic. It
+            // stands at the latest grid point of its date not after now (a date long past must not
+            // push the arithmetic into a stream of past deadlines), and reports the points before.
+            let interval = periodic.interval
+            periodic.origin = monotonicNow() - wallLateness % interval
+            periodic.missedTicks = Int(clamping: wallLateness / interval)
             periodic.isWall = false
         }
         stats.recordFire(lateness: lateness)

@@ -122,7 +122,10 @@ final class DispatchTimerQueue: Sendable {
         }
     }
 
+    /// A Dispatch wall time; never before 1970, which Dispatch cannot take (callers clamp past
+    /// deadlines to now or to their grid first).
     static func wallTime(_ nanosecondsSinceEpoch: Int64) -> DispatchWallTime {
+        let nanosecondsSinceEpoch = max(0, nanosecondsSinceEpoch)
         let seconds = nanosecondsSinceEpoch / 1_000_000_000
         let nanoseconds = nanosecondsSinceEpoch % 1_000_000_000
         return DispatchWallTime(timespec: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)))

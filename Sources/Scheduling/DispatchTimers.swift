@@ -73,8 +73,13 @@ package struct DispatchTimers: Sendable {
     ) -> any Disposable {
         BadInput.checkDate(date, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
-        let deadline = Nanoseconds.sinceEpoch(date)
-        if deadline == Nanoseconds.never { return ScheduledAction(action) }
+        let date = Nanoseconds.sinceEpoch(date)
+        if date == Nanoseconds.never { return ScheduledAction(action) }
+        let deadline = Nanoseconds.latestGridPoint(
+            origin: date,
+            interval: Nanoseconds.of(interval),
+            notAfter: Nanoseconds.wallNow()
+        )
         return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
             source.schedule(wallDeadline: DispatchTimerQueue.wallTime(deadline), repeating: repeating, leeway: leeway)
         }

@@ -214,9 +214,14 @@ private final class TestSchedulerCore: @unchecked Sendable {
 
     func insert(dueAt deadline: Int64, interval: Int64, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in
+            // A past date runs at `now`; a periodic one keeps the grid of its date.
+            let due =
+                interval > 0
+                ? Nanoseconds.latestGridPoint(origin: deadline, interval: interval, notAfter: state.now)
+                : max(deadline, state.now)
             let timer = TestTimer(
                 core: self,
-                deadline: max(deadline, state.now),
+                deadline: due,
                 sequence: state.nextSequence(),
                 interval: interval,
                 action: action

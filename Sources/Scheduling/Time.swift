@@ -49,6 +49,16 @@ package enum Nanoseconds {
         return product
     }
 
+    /// The latest point of the grid `origin + k·interval` that is not after `now`, or `origin` itself
+    /// when it is later: where a periodic timer whose start date has passed stands now (its first tick
+    /// runs at once, the next one interval later, on the grid of its date). Saturating: a start date
+    /// too far back to count grid points from (`Date.distantPast`) still lands within one interval of
+    /// `now`, so no arithmetic downstream can overflow into a stream of past deadlines.
+    package static func latestGridPoint(origin: Int64, interval: Int64, notAfter now: Int64) -> Int64 {
+        guard origin < now else { return origin }
+        return now - subtracting(now, origin) % interval
+    }
+
     /// Seconds since 1970 of `date` in nanoseconds, saturating; rounds up.
     package static func sinceEpoch(_ date: Date) -> Int64 {
         fromSeconds(date.timeIntervalSince1970)

@@ -130,6 +130,29 @@ extension Conformance {
             }
         }
 
+        @Test(
+            "A periodic timer starting at a past date ticks at its interval, never back to back",
+            arguments: SchedulerKind.dateSchedulers
+        )
+        func pastStartDate(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                for start in [Date.distantPast, harness.dateScheduler.now.addingTimeInterval(-3600)] {
+                    let log = Recorder<Int64>(harness)
+                    let disposable = harness.dateScheduler.schedule(at: start, repeatingEvery: .milliseconds(5)) {
+                        log.append(harness.monotonicNow())
+                    }
+                    #expect(log.wait(for: 4), "a periodic timer starting at \(start) did not tick")
+                    disposable.dispose()
+                    let ticks = log.all.prefix(4)
+                    // The first tick may be aligned anywhere in its interval; the next three are one
+                    // interval apart each, so the four span at least two intervals.
+                    if let first = ticks.first, let last = ticks.last {
+                        #expect(last - first >= 10_000_000, "ticks ran back to back: \(ticks.map { $0 - first })")
+                    }
+                }
+            }
+        }
+
         @Test("A sub-millisecond period stays periodic", arguments: SchedulerKind.dateSchedulers)
         func subMillisecondPeriod(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in

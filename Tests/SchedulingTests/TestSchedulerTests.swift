@@ -93,6 +93,19 @@ struct TestSchedulerTests {
         #expect(times.withLock { $0 } == [5, 15, 25, 35, 45].map { Int64($0) * 1_000_000 })
     }
 
+    @Test("A periodic timer starting at a past date keeps the grid of its date")
+    func periodicPastStart() {
+        let scheduler = TestScheduler(now: Date(timeIntervalSinceReferenceDate: 100))
+        let times = LockedValue<[Int64]>([])
+        let periodic = scheduler.schedule(at: Date(timeIntervalSinceReferenceDate: 97.5), repeatingEvery: .seconds(1)) {
+            times.withLock { $0.append(scheduler.virtualNanoseconds) }
+        }
+        scheduler.advance(by: .seconds(2))
+        periodic.dispose()
+        // The first tick runs at once (now never moves backwards); the next ones on 100.5, 101.5.
+        #expect(times.withLock { $0 } == [100_000_000_000, 100_500_000_000, 101_500_000_000])
+    }
+
     @Test("It is the current scheduler while it runs an action")
     func currentWhileRunning() {
         let scheduler = TestScheduler()
