@@ -62,20 +62,21 @@ struct RuleChecker {
             default: break
             }
         }
-        // 5. Periodic: the k-th tick is no earlier than the k-th grid point, at most one tick per
-        // grid point, and no tick after the one that disposed it.
+        // 5. Periodic: the k-th tick is no earlier than the k-th grid point (`first` is a lower bound
+        // of the real origin, which is all this needs); no catch-up burst: each tick is for a grid
+        // point after every point the tick two before it covered, so t[i+2] − t[i] > interval (exact,
+        // unlike counting grid cells from a lower-bound origin); no tick after the disposing one.
         for (op, value) in script.ops.enumerated() {
-            guard case .periodic(let interval, let ticks) = value, let first = trace.dueAtLeast[op] else { continue }
+            guard case .periodic(let interval, let ticks, _) = value, let first = trace.dueAtLeast[op] else { continue }
             let runs = (byOp[op] ?? []).sorted { $0.start < $1.start }
             let period = Int64(interval) * 1_000
-            var lastCell: Int64 = -1
             for (index, run) in runs.enumerated() {
                 if run.start < first + Int64(index) * period {
                     violation("5", "#\(op) tick \(index) started before its grid point")
                 }
-                let cell = (run.start - first) / period
-                if cell <= lastCell && run.start >= first { violation("5", "#\(op) ran two ticks for one grid point") }
-                lastCell = cell
+                if index >= 2, run.start - runs[index - 2].start <= period {
+                    violation("5", "#\(op) ran ticks \(index - 2)…\(index) within one interval: a catch-up burst")
+                }
             }
             if runs.count > ticks {
                 violation("5", "#\(op) ticked \(runs.count) times after disposing itself at tick \(ticks)")

@@ -113,7 +113,7 @@ struct ScriptRunner {
                     ? Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) : Nanoseconds.sinceEpoch(date)
                 trace.withLock { $0.wallDue[id] = due }
                 scheduler.schedule(at: date) { record(id) }
-            case .periodic(let interval, let ticks):
+            case .periodic(let interval, let ticks, let stall):
                 trace.withLock { $0.dueAtLeast[id] = clock() + Int64(interval) * 1_000 }
                 let slot = LockedValue<(any Disposable)?>(nil)
                 let count = LockedValue(0)
@@ -125,6 +125,10 @@ struct ScriptRunner {
                         let tick = count.withLock { value -> Int in
                             value += 1
                             return value
+                        }
+                        if tick == 1 && stall > 0 {
+                            let until = Nanoseconds.monotonicNow() + Int64(stall * interval) * 1_000
+                            while Nanoseconds.monotonicNow() < until {}
                         }
                         if tick == ticks { slot.withLock { $0 }?.dispose() }
                     }

@@ -8,8 +8,9 @@ enum Op: Equatable {
     case timer(delayMicros: Int)
     /// `schedule(at: now + offset)` from the driver thread.
     case wallTimer(offsetMicros: Int)
-    /// A periodic timer that disposes itself from inside its tick number `ticks`.
-    case periodic(intervalMicros: Int, ticks: Int)
+    /// A periodic timer that disposes itself from inside its tick number `ticks`; its first tick
+    /// busies the scheduler for `stallIntervals` intervals, so later grid points must be skipped.
+    case periodic(intervalMicros: Int, ticks: Int, stallIntervals: Int)
     /// A timer disposed by the driver right after scheduling it: it must never start.
     case timerDisposedAtOnce(delayMicros: Int)
     /// A timer that another thread disposes after `afterMicros`: it must not start after that.
@@ -24,7 +25,7 @@ enum Op: Equatable {
     var expectedRuns: Int? {
         switch self {
         case .task, .timer, .wallTimer: 1
-        case .periodic(_, let ticks): ticks
+        case .periodic(_, let ticks, _): ticks
         case .timerDisposedAtOnce: 0
         case .timerDisposedByOtherThread: nil
         case .nested(let children): 1 + children
@@ -37,7 +38,8 @@ enum Op: Equatable {
         case .task: "task"
         case .timer(let delay): "timer after \(delay) µs"
         case .wallTimer(let offset): "wall-clock timer at now + \(offset) µs"
-        case .periodic(let interval, let ticks): "periodic every \(interval) µs, disposed from inside tick \(ticks)"
+        case .periodic(let interval, let ticks, let stall):
+            "periodic every \(interval) µs, first tick stalling \(stall) intervals, disposed from inside tick \(ticks)"
         case .timerDisposedAtOnce(let delay): "timer after \(delay) µs, disposed at once"
         case .timerDisposedByOtherThread(let delay, let after):
             "timer after \(delay) µs, disposed by another thread after \(after) µs"
@@ -61,7 +63,7 @@ struct Script {
             case 0, 1: .task
             case 2, 3: .timer(delayMicros: draw(0...30_000))
             case 4: .wallTimer(offsetMicros: draw(-5_000...30_000))
-            case 5: .periodic(intervalMicros: draw(300...8_000), ticks: draw(1...6))
+            case 5: .periodic(intervalMicros: draw(300...8_000), ticks: draw(1...6), stallIntervals: draw(0...3))
             case 6: .timerDisposedAtOnce(delayMicros: draw(20_000...40_000))
             case 7: .timerDisposedByOtherThread(delayMicros: draw(0...20_000), afterMicros: draw(0...20_000))
             case 8: .nested(children: draw(1...5))
@@ -77,7 +79,7 @@ struct Script {
             switch op {
             case .timer(let delay), .timerDisposedAtOnce(let delay): delay
             case .wallTimer(let offset): max(0, offset)
-            case .periodic(let interval, let ticks): interval * (ticks + 1)
+            case .periodic(let interval, let ticks, let stall): interval * (ticks + 1 + stall)
             case .timerDisposedByOtherThread(let delay, let after): max(delay, after)
             default: 0
             }
