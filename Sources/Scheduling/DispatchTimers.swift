@@ -55,7 +55,9 @@ package struct DispatchTimers: Sendable {
         if Nanoseconds.adding(Nanoseconds.monotonicNow(), delayNanoseconds) == Nanoseconds.never {
             return ScheduledAction(action)  // never due: pending until disposed, nothing armed
         }
-        return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
+        // Read before Dispatch reads its own clock, so Dispatch's grid is never ahead of this one.
+        let grid = TickGrid(origin: Nanoseconds.monotonicNow() + delayNanoseconds, interval: interval, wall: false)
+        return periodic(owner: owner, grid: grid, leeway: leeway, action) { source, repeating, leeway in
             source.schedule(
                 deadline: .now() + .nanoseconds(Int(delayNanoseconds)),
                 repeating: repeating,
@@ -80,14 +82,15 @@ package struct DispatchTimers: Sendable {
             interval: Nanoseconds.of(interval),
             notAfter: Nanoseconds.wallNow()
         )
-        return periodic(owner: owner, interval: interval, leeway: leeway, action) { source, repeating, leeway in
+        let grid = TickGrid(origin: deadline, interval: interval, wall: true)
+        return periodic(owner: owner, grid: grid, leeway: leeway, action) { source, repeating, leeway in
             source.schedule(wallDeadline: DispatchTimerQueue.wallTime(deadline), repeating: repeating, leeway: leeway)
         }
     }
 
     private func periodic(
         owner: any Scheduler,
-        interval: Duration,
+        grid: TickGrid,
         leeway: Duration,
         _ action: @escaping @Sendable () -> Void,
         arm: (any DispatchSourceTimer, DispatchTimeInterval, DispatchTimeInterval) -> Void
@@ -96,10 +99,44 @@ package struct DispatchTimers: Sendable {
         // A Dispatch source is thread-safe (cancel() from any thread is its documented use); its
         // Swift type is just not marked Sendable on Linux.
         nonisolated(unsafe) let source = DispatchSource.makeTimerSource(queue: queue)
-        arm(source, .nanoseconds(Int(Nanoseconds.of(interval))), .nanoseconds(Int(Nanoseconds.of(leeway))))
-        source.setEventHandler { entry.runTick(as: owner) }
+        arm(source, .nanoseconds(Int(grid.interval)), .nanoseconds(Int(Nanoseconds.of(leeway))))
+        source.setEventHandler {
+            if grid.coversNewGridPoint() { entry.runTick(as: owner) }
+        }
         entry.setOnDispose { source.cancel() }
         source.resume()
         return entry
+    }
+}
+
+/// Where a Dispatch periodic timer stands on its grid `origin + k·interval`, so that each handler
+/// call runs a tick only if a grid point passed since the last tick started.
+///
+/// Dispatch usually coalesces the fires missed while a tick ran into one handler call, but under
+/// load it was seen delivering two missed grid points as two calls 21 µs apart: a catch-up burst,
+/// which the contract forbids (`loopsched crosscheck --seed 16` found it). A call that brings no new
+/// grid point is dropped. Dispatch computes its grid from a clock reading taken after `origin`, so
+/// its fires are never ahead of this grid and no legitimate tick is dropped.
+// Only the source's event handler touches `lastIndex`, and Dispatch never runs a source's handler
+// concurrently with itself.
+package final class TickGrid: @unchecked Sendable {
+    let origin: Int64
+    let interval: Int64
+    let wall: Bool
+    private var lastIndex: Int64 = -1
+
+    package init(origin: Int64, interval: Duration, wall: Bool) {
+        self.origin = origin
+        self.interval = Nanoseconds.of(interval)
+        self.wall = wall
+    }
+
+    /// Whether the latest grid point not after now is one no tick has covered yet; records it.
+    package func coversNewGridPoint() -> Bool {
+        let now = wall ? Nanoseconds.wallNow() : Nanoseconds.monotonicNow()
+        let index = Nanoseconds.subtracting(now, origin) / interval
+        guard index > lastIndex else { return false }
+        lastIndex = index
+        return true
     }
 }

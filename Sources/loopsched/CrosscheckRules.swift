@@ -75,7 +75,12 @@ struct RuleChecker {
                     violation("5", "#\(op) tick \(index) started before its grid point")
                 }
                 if index >= 2, run.start - runs[index - 2].start <= period {
-                    violation("5", "#\(op) ran ticks \(index - 2)…\(index) within one interval: a catch-up burst")
+                    let offsets = runs.map { "\(($0.start - first) / 1_000)" }.joined(separator: ", ")
+                    violation(
+                        "5",
+                        "#\(op) ran ticks \(index - 2)…\(index) within one interval: a catch-up burst "
+                            + "(tick starts, µs after the first grid point: \(offsets))"
+                    )
                 }
             }
             if runs.count > ticks {
