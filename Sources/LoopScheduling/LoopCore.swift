@@ -25,7 +25,7 @@ package enum LoopMode {
 final class LoopCore: @unchecked Sendable {
     let name: String
     let mode: LoopMode
-    let clock: any SchedulerClock
+    let clock: any ClockSource
     private(set) var handles: UVHandles!
     let remote = RemoteQueue()
     let thread: LoopThread?
@@ -68,7 +68,7 @@ final class LoopCore: @unchecked Sendable {
         name: String,
         mode: LoopMode,
         adopting loop: UnsafeMutableRawPointer?,
-        clock: any SchedulerClock,
+        clock: any ClockSource,
         driver: TimerDriverKind
     ) throws {
         self.name = name

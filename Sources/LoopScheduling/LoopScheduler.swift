@@ -77,7 +77,7 @@ public final class LoopScheduler: DateScheduler {
         name: String,
         mode: LoopMode,
         adopting loop: UnsafeMutableRawPointer?,
-        clock: any SchedulerClock,
+        clock: any ClockSource,
         driver: TimerDriverKind
     ) throws {
         self.name = name
@@ -86,7 +86,7 @@ public final class LoopScheduler: DateScheduler {
     }
 
     /// A loop on its own thread with the given clocks and driver.
-    package convenience init(name: String, clock: any SchedulerClock, driver: TimerDriverKind = .preferred) throws {
+    package convenience init(name: String, clock: any ClockSource, driver: TimerDriverKind = .preferred) throws {
         try self.init(name: name, mode: .ownThread, adopting: nil, clock: clock, driver: driver)
         try core.startThread()
     }

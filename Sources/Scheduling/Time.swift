@@ -93,7 +93,7 @@ package enum Nanoseconds {
 
 /// A pair of clocks a scheduler reads: injectable at `package` level so tests can step the wall
 /// clock or freeze time.
-package protocol SchedulerClock: Sendable {
+package protocol ClockSource: Sendable {
     /// Monotonic nanoseconds; never goes backwards.
     func monotonicNow() -> Int64
     /// Wall-clock nanoseconds since 1970; may be stepped either way.
@@ -101,7 +101,7 @@ package protocol SchedulerClock: Sendable {
 }
 
 /// The system's clocks.
-package struct SystemClock: SchedulerClock {
+package struct SystemClock: ClockSource {
     package init() {}
     package func monotonicNow() -> Int64 { Nanoseconds.monotonicNow() }
     package func wallNow() -> Int64 { Nanoseconds.wallNow() }

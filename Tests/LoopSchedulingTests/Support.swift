@@ -7,7 +7,7 @@ import Testing
 @testable import LoopScheduling
 
 /// Clocks the tests can step: real time plus an offset, or a frozen monotonic reading.
-final class SteppableClock: SchedulerClock {
+final class SteppableClock: ClockSource {
     private let wallOffset = Atomic<Int64>(0)
     private let frozenMonotonic = Atomic<Int64>(0)
 
