@@ -249,3 +249,8 @@ public final class LoopSchedulerGroup: Sendable {
         for scheduler in schedulers { scheduler.shutdown() }
     }
 }
+
+extension LoopScheduler: MonotonicTimeSource {
+    /// The loop's monotonic clock (an injected one under test).
+    package var monotonicNanoseconds: Int64 { core.monotonicNow() }
+}

@@ -77,7 +77,7 @@ package struct DispatchTimers: Sendable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "\(typeName).schedule(at:repeatingEvery:leeway:)")
         let date = Nanoseconds.sinceEpoch(date)
         if date == Nanoseconds.never { return ScheduledAction(action) }
-        let deadline = Nanoseconds.latestGridPoint(
+        let deadline = PeriodicGrid.latestPoint(
             origin: date,
             interval: Nanoseconds.of(interval),
             notAfter: Nanoseconds.wallNow()

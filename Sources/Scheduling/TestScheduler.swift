@@ -217,7 +217,7 @@ private final class TestSchedulerCore: @unchecked Sendable {
             // A past date runs at `now`; a periodic one keeps the grid of its date.
             let due =
                 interval > 0
-                ? Nanoseconds.latestGridPoint(origin: deadline, interval: interval, notAfter: state.now)
+                ? PeriodicGrid.latestPoint(origin: deadline, interval: interval, notAfter: state.now)
                 : max(deadline, state.now)
             let timer = TestTimer(
                 core: self,

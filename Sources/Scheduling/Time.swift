@@ -17,15 +17,24 @@ package enum Nanoseconds {
     /// The deadline that never comes.
     package static let never = Int64.max
 
-    /// `duration` in nanoseconds, saturating; sub-nanosecond remainders round up so a timer is
-    /// never early by a fraction of a nanosecond.
+    /// `duration` in nanoseconds, saturating at `Int64.min`/`Int64.max`; sub-nanosecond
+    /// remainders round up so a timer is never early by a fraction of a nanosecond.
+    ///
+    /// The one conversion from `Duration` every scheduler uses. It reads the 128-bit attosecond
+    /// count, so it never traps: `Duration.components` does, past `Int64` seconds, which valid
+    /// durations such as `.seconds(Int64.max) * 2` reach.
     package static func of(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        var fraction = attoseconds / 1_000_000_000
-        if attoseconds % 1_000_000_000 > 0 { fraction += 1 }
-        return adding(whole, fraction)
+        let attoseconds = duration.attoseconds
+        var nanoseconds = attoseconds / 1_000_000_000
+        if attoseconds % 1_000_000_000 > 0 { nanoseconds += 1 }
+        if nanoseconds >= Int128(Int64.max) { return .max }
+        if nanoseconds <= Int128(Int64.min) { return .min }
+        return Int64(nanoseconds)
+    }
+
+    /// A delay as a non-negative nanosecond count: negative delays mean "now" (rule 4.9).
+    package static func delay(_ duration: Duration) -> Int64 {
+        max(0, of(duration))
     }
 
     /// `a + b`, saturating.
@@ -47,16 +56,6 @@ package enum Nanoseconds {
         let (product, overflow) = a.multipliedReportingOverflow(by: b)
         if overflow { return (a < 0) != (b < 0) ? .min : .max }
         return product
-    }
-
-    /// The latest point of the grid `origin + k·interval` that is not after `now`, or `origin` itself
-    /// when it is later: where a periodic timer whose start date has passed stands now (its first tick
-    /// runs at once, the next one interval later, on the grid of its date). Saturating: a start date
-    /// too far back to count grid points from (`Date.distantPast`) still lands within one interval of
-    /// `now`, so no arithmetic downstream can overflow into a stream of past deadlines.
-    package static func latestGridPoint(origin: Int64, interval: Int64, notAfter now: Int64) -> Int64 {
-        guard origin < now else { return origin }
-        return now - subtracting(now, origin) % interval
     }
 
     /// Seconds since 1970 of `date` in nanoseconds, saturating; rounds up.

@@ -25,10 +25,10 @@ struct TimeTests {
 
     @Test("The latest grid point of a past start stays within one interval of now, even from distantPast")
     func latestGridPoint() {
-        #expect(Nanoseconds.latestGridPoint(origin: 100, interval: 30, notAfter: 200) == 190)
-        #expect(Nanoseconds.latestGridPoint(origin: 250, interval: 30, notAfter: 200) == 250)
+        #expect(PeriodicGrid.latestPoint(origin: 100, interval: 30, notAfter: 200) == 190)
+        #expect(PeriodicGrid.latestPoint(origin: 250, interval: 30, notAfter: 200) == 250)
         let now: Int64 = 1_000_000_000_000
-        let point = Nanoseconds.latestGridPoint(origin: .min, interval: 5_000_000, notAfter: now)
+        let point = PeriodicGrid.latestPoint(origin: .min, interval: 5_000_000, notAfter: now)
         #expect(point <= now && point > now - 5_000_000)
     }
 
