@@ -219,6 +219,26 @@ public final class LoopScheduler: DateScheduler {
         core.shutdown()
     }
 
+    /// Shuts the loop down without blocking the calling task's thread; returns when ``shutdown()``
+    /// would. For async callers (a service's `run()`, a test): a cooperative thread must never
+    /// block on a loop, so the wait happens off the cooperative pool.
+    ///
+    /// Called from inside one of this scheduler's own actions it begins the shutdown and returns
+    /// at once, as ``shutdown()`` does there.
+    public func shutdown() async {
+        let core = self.core
+        if isCurrent {
+            core.shutdown()
+            return
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                core.shutdown()
+                done.resume()
+            }
+        }
+    }
+
     /// Tells the loop the wall clock was stepped, as the realtime timerfd does on Linux; for tests
     /// that step an injected clock.
     package func wallClockDidChange() {
@@ -247,6 +267,12 @@ public final class LoopSchedulerGroup: Sendable {
     /// Shuts every loop down (see ``LoopScheduler/shutdown()``).
     public func shutdown() {
         for scheduler in schedulers { scheduler.shutdown() }
+    }
+
+    /// Shuts every loop down without blocking the calling task's thread (see
+    /// ``LoopScheduler/shutdown()-swift.method``).
+    public func shutdown() async {
+        for scheduler in schedulers { await scheduler.shutdown() }
     }
 }
 
