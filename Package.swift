@@ -34,15 +34,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Test fixtures shared by the test targets (a host program owning a libuv loop).
+        .target(
+            name: "LoopSchedulingTestSupport",
+            dependencies: ["LoopScheduling", "Scheduling"],
+            path: "Tests/LoopSchedulingTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], swiftSettings: strictSettings),
         .testTarget(
             name: "LoopSchedulingTests",
-            dependencies: ["LoopScheduling", "Scheduling"],
+            dependencies: ["LoopScheduling", "Scheduling", "LoopSchedulingTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Scheduling", "LoopScheduling"],
+            dependencies: ["Scheduling", "LoopScheduling", "LoopSchedulingTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

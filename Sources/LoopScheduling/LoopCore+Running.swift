@@ -1,40 +1,132 @@
 import Scheduling
-import Synchronization
 
-/// Running work on the loop thread: the remote batch, the local queue, due timers, and the
-/// libuv callbacks that trigger them.
+/// Running work on the loop thread: the remote batch, the local queue, due timers, and the libuv
+/// callbacks that trigger them.
 extension LoopCore {
-    // MARK: Running work (loop thread)
+    // MARK: libuv callbacks
 
-    /// Runs or files what other threads queued, in their order: tasks run right from the batch
-    /// (no copy into the local queue), timers go into their heap, and timers disposed off the loop
-    /// leave it now.
-    func runRemoteBatch() -> Bool {
-        // `batch` holds the emptied arrays of the previous round: they become the queue's spare.
-        if case .shuttingDown = remote.take(into: &batch) { shutdownRequested = true }
-        if batch.submitted.isEmpty && batch.cancelled.isEmpty { return false }
-        // Moved into locals, so iterating borrows each entry instead of retaining it.
-        var submitted: [LoopWork] = []
-        var cancelled: [LoopTimer] = []
-        swap(&submitted, &batch.submitted)
-        swap(&cancelled, &batch.cancelled)
-        for entry in submitted {
-            if !entry.isTimer {
-                run(entry)
-            } else if entry.isDisposed {
-                stats.disposedBeforeRun += 1
-            } else {
-                insertTimer(unsafeDowncast(entry, to: LoopTimer.self))
+    func asyncFired() { runPendingWork() }
+
+    func idleFired() { runPendingWork() }
+
+    /// The timer driver fired: the whole timer path after the store's `nextWake` is
+    /// `fireDueTimers` below.
+    func timerFired() {
+        confined.timers.driverFired()
+        runPendingWork()
+    }
+
+    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
+    func wallClockChanged() {
+        confined.timers.wallClockChanged()
+        runPendingWork()
+    }
+
+    /// Once per loop iteration, before the loop blocks: arm the timer driver, give memory back,
+    /// publish the counters. One monotonic clock read.
+    func prepareFired() {
+        noteLoopThread()
+        guard lifecycle.isOpen else { return }
+        confined.stats.loopIterations += 1
+        let now = monotonicNow()
+        confined.timers.giveBackMemory(monotonicNow: now, wallNow: wallNow())
+        switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow()) {
+        case .keep: break
+        case .runNow: handles.startIdle()
+        case .arm(let nanoseconds): handles.arm(in: nanoseconds)
+        }
+        publishStatistics()
+    }
+
+    // MARK: Batches
+
+    /// One batch: remote work, local work and due timers, alternating until nothing is left or the
+    /// round limit lets the loop poll again, with the scheduler current throughout. If shutdown
+    /// began (here or elsewhere), the final drain follows the batch.
+    func runPendingWork() {
+        noteLoopThread()
+        guard !confined.inBatch else { return }
+        switch lifecycle.state {
+        case .open: break
+        case .draining:
+            finalShutdown()
+            return
+        case .starting, .closing, .closed:
+            return
+        }
+        if mode == .adopted {
+            LoopThreadMarker.whileRunning { runBatch() }
+        } else {
+            runBatch()
+        }
+        if lifecycle.state == .draining {
+            finalShutdown()
+            return
+        }
+        if confined.localItems.isEmpty { handles.stopIdle() } else { handles.startIdle() }
+        publishStatistics()
+    }
+
+    private func runBatch() {
+        confined.inBatch = true
+        let saved = CurrentScheduler.enterBatch(currentBox)
+        var rounds = 0
+        while rounds < Self.roundsPerCallback {
+            var didWork = runRemoteItems()
+            didWork = runLocalItems() || didWork
+            didWork = fireDueTimers() || didWork
+            if !didWork { break }
+            rounds += 1
+        }
+        CurrentScheduler.leaveBatch(saved)
+        confined.inBatch = false
+    }
+
+    /// Runs or files what other threads queued, in their order: tasks and jobs run right from the
+    /// batch (no copy into the local queue), timers go into the store, and timers disposed off the
+    /// loop leave it now. The array is moved into a local first, so iterating borrows each entry
+    /// instead of retaining it, and no access to `confined` is open while user code runs.
+    func runRemoteItems() -> Bool {
+        var items: [LoopItem] = []
+        swap(&items, &confined.batch)
+        remote.take(into: &items)
+        let didWork = !items.isEmpty
+        for item in items {
+            switch item {
+            case .work(let entry):
+                if !entry.isTimer {
+                    run(entry)
+                } else if entry.isDisposed {
+                    confined.stats.disposedBeforeRun += 1
+                } else {
+                    confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
+                }
+            case .cancelled(let timer):
+                if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
+            case .job(let job):
+                runJob(job)
             }
         }
-        for entry in cancelled where entry.heapIndex >= 0 {
-            removeTimer(entry)
-            stats.disposedBeforeRun += 1
+        items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        confined.batch = items
+        return didWork
+    }
+
+    /// Runs the work queued on the loop so far; what it schedules runs in the next round.
+    func runLocalItems() -> Bool {
+        guard !confined.localItems.isEmpty else { return false }
+        var items: [LoopItem] = []
+        swap(&items, &confined.spareItems)
+        swap(&items, &confined.localItems)
+        for item in items {
+            switch item {
+            case .work(let entry): run(entry)
+            case .job(let job): runJob(job)
+            case .cancelled: preconditionFailure("LoopCore.runLocalItems: a cancellation in the loop-local queue")
+            }
         }
-        submitted.removeAll(keepingCapacity: submitted.capacity <= 65_536)
-        cancelled.removeAll(keepingCapacity: cancelled.capacity <= 65_536)
-        batch.submitted = submitted
-        batch.cancelled = cancelled
+        items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        confined.spareItems = items
         return true
     }
 
@@ -42,80 +134,75 @@ extension LoopCore {
     func run(_ entry: LoopWork) {
         if ActionLifecycle.claimRun(entry.state) {
             let action = entry.action.take()
-            stats.tasksRun += 1
+            confined.stats.tasksRun += 1
             action?()
         } else {
-            stats.disposedBeforeRun += 1
+            confined.stats.disposedBeforeRun += 1
         }
     }
 
-    /// Runs the tasks queued on the loop so far; tasks they schedule run in the next round. The
-    /// queue is moved into a local first, so iterating it borrows each entry instead of retaining it.
-    func runLocalTasks() -> Bool {
-        guard !localTasks.isEmpty else { return false }
-        var tasks = spareTasks
-        spareTasks = []
-        swap(&tasks, &localTasks)
-        for entry in tasks { run(entry) }
-        tasks.removeAll(keepingCapacity: tasks.capacity <= 65_536)
-        spareTasks = tasks
-        return true
-    }
+    // MARK: Timers
 
-    /// One batch: remote work, local tasks and due timers, alternating until nothing is left or
-    /// the round limit lets the loop poll again, with the scheduler current throughout.
-    func runPendingWork() {
-        noteLoopThread()
-        guard !isRunningWork, !finalShutdownStarted else { return }
-        isRunningWork = true
-        do {
-            let previous = CurrentScheduler.exchange(scheduler)
-            var rounds = 0
-            while rounds < Self.roundsPerCallback {
-                var didWork = runRemoteBatch()
-                didWork = runLocalTasks() || didWork
-                didWork = fireDueTimers() || didWork
-                if !didWork { break }
-                rounds += 1
+    /// Fires every timer due by the clocks read once now, in `(deadline, sequence)` order. Entries
+    /// inserted during this pass (a periodic timer re-armed, a zero-delay timer scheduled by a
+    /// timer) wait for the next pass, so a timer that keeps re-arming cannot starve the others.
+    func fireDueTimers() -> Bool {
+        // Once shutdown began no timer starts, due or not: shutdown disposes them all.
+        guard lifecycle.isOpen else { return false }
+        let limit = confined.timers.nextSequence
+        var fired = false
+        if confined.timers.hasMonotonicTimers {
+            let now = monotonicNow()
+            while lifecycle.isOpen, let due = confined.timers.popDue(monotonicNow: now, limit: limit) {
+                fire(due.timer, lateness: due.lateness, wallLateness: nil)
+                fired = true
             }
-            // Dropping our reference may deinitialize the scheduler, which asks for a shutdown:
-            // that is deferred to below, since `isRunningWork` is still set.
-            let ours = CurrentScheduler.exchange(previous)
-            _ = ours
         }
-        isRunningWork = false
-        if shutdownRequested {
-            finalShutdown()
+        if confined.timers.hasWallTimers {
+            let now = wallNow()
+            while lifecycle.isOpen, let due = confined.timers.popDueWall(wallNow: now, limit: limit) {
+                fire(due.timer, lateness: due.lateness, wallLateness: due.lateness)
+                fired = true
+            }
+        }
+        return fired
+    }
+
+    /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
+    /// back into the store at its next grid point.
+    func fire(_ timer: LoopTimer, lateness: Int64, wallLateness: Int64?) {
+        guard timer.isPeriodic else {
+            guard ActionLifecycle.claimRun(timer.state) else {
+                confined.stats.disposedBeforeRun += 1
+                return
+            }
+            let action = timer.action.take()
+            confined.stats.recordFire(lateness: lateness)
+            action?()
             return
         }
-        if localTasks.isEmpty { handles.stopIdle() } else { handles.startIdle() }
-        publishStatistics()
+        let periodic = unsafeDowncast(timer, to: PeriodicLoopTimer.self)
+        guard ActionLifecycle.claimTick(periodic.state) else {
+            confined.stats.disposedBeforeRun += 1
+            return
+        }
+        if let wallLateness {
+            LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: monotonicNow())
+        }
+        confined.stats.recordFire(lateness: lateness)
+        periodic.tick?(periodic.missedTicks)
+        if ActionLifecycle.endTick(periodic.state) {
+            // Also when shutdown began during the tick: the final drain disposes it with the rest.
+            confined.timers.reinsertAfterTick(periodic, monotonicNow: monotonicNow())
+        } else {
+            periodic.releaseAction()
+        }
     }
 
-    // MARK: libuv callbacks
+    // MARK: Statistics
 
-    func asyncFired() { runPendingWork() }
-
-    func idleFired() { runPendingWork() }
-
-    func timerFired() {
-        armedDeadline = nil
-        runPendingWork()
+    func publishStatistics() {
+        confined.stats.timersPending = confined.timers.count
+        published.publish(confined.stats)
     }
-
-    func prepareFired() {
-        noteLoopThread()
-        guard !finalShutdownStarted else { return }
-        stats.loopIterations += 1
-        giveBackMemory()
-        armDriver()
-        publishStatistics()
-    }
-
-    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
-    func wallClockChanged() {
-        armedDeadline = nil
-        runPendingWork()
-    }
-
 }

@@ -1,76 +1,69 @@
-import Dispatch
 import Scheduling
-import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Shutting down from any thread, and the statistics snapshot.
+/// Shutting down from any thread.
 extension LoopCore {
-    // MARK: Shutdown
-
-    /// Begins shutdown from any thread. On another thread it returns once the loop is closed (and
-    /// its own thread joined); on the loop thread it completes without waiting for itself.
+    /// Begins shutdown from any thread, and on a thread that runs no loop waits until the loop is
+    /// closed (and its own thread joined).
+    ///
+    /// On this loop's thread it completes after the current batch (or at once outside a batch)
+    /// without waiting for itself. On another loop's thread it only begins: waiting there could
+    /// deadlock two loops that shut each other down.
     func shutdown() {
-        let (began, outcome) = remote.beginShutdown()
-        if began { accepting.store(false, ordering: .relaxed) }
-        if isOnLoopThread {
-            // The loop is awake already (we are on it): no wake-up needed.
-            if case .acceptedWake = outcome { remote.wakeDone() }
-            shutdownRequested = true
-            if !isRunningWork { finalShutdown() }
-            return
-        }
-        if case .acceptedWake = outcome {
-            handles.wake()
-            remote.wakeDone()
-        }
-        closedSignal.wait()
+        beginShutdown()
+        if isOnLoopThread || LoopThreadMarker.isLoopThread { return }
+        lifecycle.waitUntilClosed()
         thread?.join()
     }
 
-    /// On the loop thread: runs every accepted task, disposes every timer, closes every handle.
-    func finalShutdown() {
-        guard !finalShutdownStarted else { return }
-        finalShutdownStarted = true
-        accepting.store(false, ordering: .relaxed)
-        isRunningWork = true
-        do {
-            let previous = CurrentScheduler.exchange(scheduler)
-            while runRemoteBatch() || runLocalTasks() {}
-            let ours = CurrentScheduler.exchange(previous)
-            _ = ours
-        }
-        isRunningWork = false
-        for entry in timers.removeAll() + wallTimers.removeAll() {
-            if ActionLifecycle.dispose(entry.state) == .wasPending {
-                entry.releaseAction()
-                stats.disposedBeforeRun += 1
+    /// Begins shutdown without ever blocking: `open → draining` and a wake-up for the loop; on the
+    /// loop thread outside a batch, the final drain at once. Idempotent.
+    func beginShutdown() {
+        let onLoop = isOnLoopThread
+        remote.withLock { wakePending, _ in
+            guard lifecycle.beginShutdown() else { return }
+            // The loop must notice; it is awake already if we are on it.
+            if !onLoop && !wakePending {
+                wakePending = true
+                handles.wake()
             }
         }
-        // No new sender can start (the lifecycle is no longer open); wait out the ones between
-        // their decision and `uv_async_send` returning, then close the async handle under them.
-        while remote.sendsInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
-        remote.markClosed()
+        if onLoop && !confined.inBatch && lifecycle.state == .draining { finalShutdown() }
+    }
+
+    /// On the loop thread: runs every accepted task and job, closes the intake, disposes every
+    /// timer, closes every handle.
+    func finalShutdown() {
+        confined.inBatch = true
+        let saved = CurrentScheduler.enterBatch(currentBox)
+        // Jobs may keep arriving while the drain runs (they are never refused); the intake closes
+        // under the remote lock at a moment the queues are empty, so nothing accepted is left.
+        var closed = false
+        while !closed {
+            while runRemoteItems() || runLocalItems() {}
+            let localEmpty = confined.localItems.isEmpty
+            closed = remote.withLock { _, isEmpty in
+                guard isEmpty && localEmpty else { return false }
+                lifecycle.beginClosing()
+                return true
+            }
+        }
+        CurrentScheduler.leaveBatch(saved)
+        confined.inBatch = false
+        for timer in confined.timers.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
+            timer.releaseAction()
+            confined.stats.disposedBeforeRun += 1
+        }
         publishStatistics()
         handles.closeAll()
     }
 
-    /// The last close callback ran.
+    /// The last close callback ran. An owned loop is closed by `runLoopToCompletion` when `uv_run`
+    /// returns; an adopted one belongs to the host, so the scheduler is closed now.
     func handlesDidClose() {
         publishStatistics()
-        loopThreadID.store(0, ordering: .relaxed)
-        if mode == .adopted { closedSignal.leave() }
+        if mode == .adopted { lifecycle.didClose() }
     }
 
-    // MARK: Statistics
-
-    /// Slots the timer heaps hold allocated (loop thread only): for the memory tests.
-    var timerSlotCapacity: Int { timers.storage.capacity + wallTimers.storage.capacity }
-
-    func publishStatistics() {
-        stats.timersPending = timers.count + wallTimers.count
-        published.publish(stats)
-    }
+    /// Slots the timer store holds allocated (loop thread only): for the memory tests.
+    var timerSlotCapacity: Int { confined.timers.slotCapacity }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Scheduling
 import Synchronization
 
@@ -7,7 +6,7 @@ import Glibc
 #endif
 
 /// How a LoopScheduler's loop is run.
-package enum LoopMode {
+package enum LoopMode: Sendable {
     /// Its own named thread.
     case ownThread
     /// The thread that called `LoopScheduler.run(name:_:)`.
@@ -16,104 +15,147 @@ package enum LoopMode {
     case adopted
 }
 
+/// What only the loop thread touches: the queues, the timer store, the statistics, and whether
+/// the loop is inside a batch of work. Reached only through ``LoopCore/confined``, which asserts
+/// the loop thread in debug builds.
+struct LoopConfined {
+    /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
+    var localItems: [LoopItem] = []
+    /// The emptied buffer of the previous round, reused so steady-state work does not allocate.
+    var spareItems: [LoopItem] = []
+    /// The remote queue's items, swapped out once per round.
+    var batch: [LoopItem] = []
+    var timers = LoopTimerStore()
+    var stats = LocalStatistics()
+    /// Inside a batch of user work: a `shutdown()` from an action completes after the batch, and
+    /// `schedule` from outside a batch (a host callback, `run`'s body) must start the idle handle.
+    var inBatch = false
+}
+
 /// The engine behind a LoopScheduler: owned by the loop, held by the public object.
 ///
-/// Loop-confined state (queues, heaps, statistics counters, flags) is touched only on the loop
-/// thread, which `isOnLoopThread` tells; other threads reach the engine only through the
-/// `RemoteQueue` (a mutex), atomics and `let`s.
-// Safe as described above: every loop-confined member is used on the loop thread only.
+/// Threads: loop-confined state lives in ``confined`` (asserted in debug builds); other threads
+/// reach the engine only through the ``RemoteQueue`` (a lock), the ``LoopLifecycle`` (an atomic),
+/// the published statistics (atomics) and `let`s.
+// Safe as described above: `confined` is touched on the loop thread only, and checked there.
 final class LoopCore: @unchecked Sendable {
     let name: String
     let mode: LoopMode
     let clock: any ClockSource
-    private(set) var handles: UVHandles!
-    let remote = RemoteQueue()
-    let thread: LoopThread?
-    /// Whether `schedule` calls on the loop thread are accepted; false once shutdown began.
-    let accepting = Atomic<Bool>(true)
-    let loopThreadID = Atomic<UInt>(0)
-    /// Left once the loop is closed: every handle closed and, for an owned loop, `uv_loop_close`
-    /// returned 0.
-    let closedSignal = DispatchGroup()
-    let published = PublishedStatistics()
-
-    /// The public object, made current around every batch. Weak: dropping the last reference to the
-    /// public object is what shuts the loop down.
-    weak var scheduler: LoopScheduler?
-
-    // Loop-confined. Only the loop thread touches these, and never in overlapping accesses, so
-    // the runtime's exclusivity bookkeeping (a thread-local look-up per access, measured at 6% of
-    // the loop's time) is switched off for them.
-    @exclusivity(unchecked) var localTasks: [LoopWork] = []
-    @exclusivity(unchecked) var spareTasks: [LoopWork] = []
-    @exclusivity(unchecked) var batch = RemoteQueue.Batch()
-    // Shrunk from the prepare callback only when nothing is due soon (see `giveBackMemory`).
-    @exclusivity(unchecked) var timers = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
-    @exclusivity(unchecked) var wallTimers = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
-    @exclusivity(unchecked) var nextSequence: UInt64 = 0
-    @exclusivity(unchecked) var armedDeadline: Int64?
-    @exclusivity(unchecked) var isRunningWork = false
-    @exclusivity(unchecked) var shutdownRequested = false
-    @exclusivity(unchecked) var finalShutdownStarted = false
-    @exclusivity(unchecked) var droppedOnLoopThread = false
-    @exclusivity(unchecked) var stats = LocalStatistics()
     /// Whether `clock` is the system's: then the hot paths read the clock directly rather than
     /// through the existential.
     let usesSystemClock: Bool
+    let lifecycle = LoopLifecycle()
+    let remote = RemoteQueue()
+    let published = PublishedStatistics()
+    let thread: LoopThread?
+    /// The pthread running the loop, as a number; 0 until known (an adopted loop learns it at its
+    /// first callback, so scheduling before that goes through the remote queue, locked).
+    private let loopThreadID = Atomic<UInt>(0)
+    private(set) var handles: UVHandles!
+    /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded.
+    let fallback = FallbackExecutor()
+    /// The public object as the executor jobs run isolated to. Unowned: Swift requires an executor
+    /// to outlive the actors pinned to it, so it is alive whenever a job of its can run; it is set
+    /// before any job can be enqueued, and stays readable while `deinit` drains the last jobs.
+    nonisolated(unsafe) unowned(unsafe) var executor: LoopScheduler?
+
+    /// The public object, made current around every batch. Weak: dropping the last reference to
+    /// the public object is what shuts the loop down.
+    weak var scheduler: LoopScheduler?
+    /// The same, as the current-scheduler slot holds it during a batch: weakly, so a user thread
+    /// dropping its last reference mid-batch is the one that runs `deinit` and waits.
+    let currentBox = WeakSchedulerBox()
+
+    // Loop-confined: only the loop thread touches it, never in overlapping accesses (user code
+    // never runs inside an access), so the runtime's exclusivity bookkeeping (a thread-local
+    // look-up per access, measured at 6% of the loop's time) is off.
+    @exclusivity(unchecked) private var _confined = LoopConfined()
 
     /// The most batch rounds one callback runs before letting the loop poll for I/O again.
     static let roundsPerCallback = 64
 
+    /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
+    /// what was acquired (no fd, thread, memory or retain left) and throws.
     init(
         name: String,
         mode: LoopMode,
         adopting loop: UnsafeMutableRawPointer?,
         clock: any ClockSource,
-        driver: TimerDriverKind
+        driver: TimerDriverKind,
+        faults: LoopSetUpFaults
     ) throws {
         self.name = name
         self.mode = mode
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
         self.thread = mode == .ownThread ? LoopThread() : nil
-        closedSignal.enter()
         do {
-            handles = try UVHandles(adopting: loop, core: self, driver: driver)
+            handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
         } catch {
-            closedSignal.leave()
+            lifecycle.setUpFailed()
             throw error
         }
-        // A host adopting its loop creates the scheduler on the loop's thread (documented); the
-        // caller-thread mode runs the loop right here.
-        if mode != .ownThread { noteLoopThread() }
+        // The caller-thread mode runs the loop right here. An adopted loop's thread is learnt at
+        // its first callback: a host that creates the scheduler elsewhere stays correct.
+        if mode == .callerThread { noteLoopThread() }
+        if let thread {
+            do {
+                try thread.start(name: name, faults: faults) { [self] in
+                    noteLoopThread()
+                    runLoopToCompletion()
+                }
+            } catch {
+                // No thread will run the loop: release what set-up acquired, here.
+                handles.releaseAfterFailedSetUp()
+                lifecycle.setUpFailed()
+                throw error
+            }
+        }
+        lifecycle.started()
     }
 
-    // MARK: Threads
+    // MARK: Loop confinement
+
+    /// The loop-confined state. Debug builds stop the program when it is reached off the loop
+    /// thread.
+    var confined: LoopConfined {
+        @inline(__always) _read {
+            assertOnLoopThread()
+            yield _confined
+        }
+        @inline(__always) _modify {
+            assertOnLoopThread()
+            yield &_confined
+        }
+    }
+
+    @inline(__always)
+    func assertOnLoopThread(_ function: StaticString = #function) {
+        #if DEBUG
+        if !isOnLoopThread {
+            fatalError("LoopCore.\(function): loop-confined state of '\(name)' reached off its loop thread")
+        }
+        #endif
+    }
 
     var isOnLoopThread: Bool {
         loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
     }
 
+    @inline(__always)
     func noteLoopThread() {
         let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
         if loopThreadID.load(ordering: .relaxed) != me { loopThreadID.store(me, ordering: .relaxed) }
     }
 
-    /// Starts the own thread (own-thread mode).
-    func startThread() throws {
-        guard let thread else { return }
-        try thread.start(name: name) { [self] in
-            noteLoopThread()
-            runLoopToCompletion()
-            if droppedOnLoopThread { thread.detachSelf() }
-        }
-    }
-
     /// Runs an owned loop until shutdown closed every handle, then closes the loop.
     func runLoopToCompletion() {
-        handles.run()
-        handles.closeLoop()
-        closedSignal.leave()
+        LoopThreadMarker.whileRunning {
+            handles.run()
+            handles.closeLoop()
+        }
+        lifecycle.didClose()
     }
 
     // MARK: Clocks
@@ -127,63 +169,5 @@ final class LoopCore: @unchecked Sendable {
     func wallNow() -> Int64 {
         usesSystemClock ? Nanoseconds.wallNow() : clock.wallNow()
     }
-
-    // MARK: Submitting work
-
-    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let entry = LoopWork(core: self, action: action)
-        if isOnLoopThread {
-            guard accepting.load(ordering: .relaxed) else { return Disposables.disposed }
-            localTasks.append(entry)
-            if !isRunningWork { handles.startIdle() }
-            return entry
-        }
-        return submitRemote(entry)
-    }
-
-    func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
-        if isOnLoopThread {
-            guard accepting.load(ordering: .relaxed) else {
-                entry.releaseAction()
-                return Disposables.disposed
-            }
-            insertTimer(entry)
-            return entry
-        }
-        return submitRemote(entry)
-    }
-
-    func submitRemote(_ entry: LoopWork) -> any Disposable {
-        switch remote.submit(entry) {
-        case .refused:
-            entry.releaseAction()
-            return Disposables.disposed
-        case .accepted:
-            return entry
-        case .acceptedWake:
-            handles.wake()
-            remote.wakeDone()
-            return entry
-        }
-    }
-
-    /// Called by an entry's `dispose()` when it won the entry away from `pending` (the closure is
-    /// already released): frees a timer's heap slot now on the loop thread, or asks the loop to.
-    /// Tasks stay queued, closure-less, until the loop passes them.
-    func entryDisposed(_ work: LoopWork) {
-        guard work.isTimer else { return }
-        let entry = unsafeDowncast(work, to: LoopTimer.self)
-        if isOnLoopThread {
-            if entry.heapIndex >= 0 {
-                removeTimer(entry)
-                stats.disposedBeforeRun += 1
-            }
-            return
-        }
-        if case .acceptedWake = remote.cancel(entry) {
-            handles.wake()
-            remote.wakeDone()
-        }
-    }
-
 }
+

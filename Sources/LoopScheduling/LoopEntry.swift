@@ -9,7 +9,9 @@ import Synchronization
 /// read-only afterwards, except a timer's heap fields, which are loop-confined.
 // Safe as described above: the atomic state machine decides every cross-thread access.
 class LoopWork: Disposable, @unchecked Sendable {
-    let core: LoopCore
+    /// The engine to tell when the entry is disposed; nil only for entries made by the timer
+    /// store's unit tests, which have no loop.
+    let core: LoopCore?
     // Guarded by `state` (one owner at a time), so the runtime exclusivity check is redundant.
     @exclusivity(unchecked) final var action: (@Sendable () -> Void)?
     let state = Atomic<UInt8>(ActionLifecycle.pending)
@@ -24,7 +26,7 @@ class LoopWork: Disposable, @unchecked Sendable {
     final var isWall: Bool
 
     init(
-        core: LoopCore,
+        core: LoopCore?,
         action: (@Sendable () -> Void)?,
         isTimer: Bool = false,
         isPeriodic: Bool = false,
@@ -42,7 +44,7 @@ class LoopWork: Disposable, @unchecked Sendable {
     final func dispose() {
         if ActionLifecycle.dispose(state) == .wasPending {
             releaseAction()
-            core.entryDisposed(self)
+            core?.entryDisposed(self)
         }
     }
 
@@ -60,7 +62,7 @@ class LoopTimer: LoopWork, IndexedHeapEntry, @unchecked Sendable {
     @exclusivity(unchecked) final var sequence: UInt64 = 0
     @exclusivity(unchecked) final var heapIndex = -1
 
-    init(core: LoopCore, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
+    init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.deadline = deadline
         super.init(core: core, action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
     }
@@ -69,28 +71,29 @@ class LoopTimer: LoopWork, IndexedHeapEntry, @unchecked Sendable {
     var leeway: Int64 { 0 }
 }
 
-/// A periodic timer: ticks on the grid `origin + k·interval`, skipping missed grid points and
-/// telling the next tick how many it skipped.
+/// A periodic timer: ticks on the grid `origin + k·interval` (``PeriodicGrid``, the rule every
+/// scheduler shares), skipping missed grid points and telling the next tick how many it skipped.
 final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
-    let interval: Int64
     let tickLeeway: Int64
-    /// The grid's origin on the monotonic clock; set at the first tick of a wall-clock timer.
-    @exclusivity(unchecked) var origin: Int64
+    // Loop-confined once published, like the heap fields.
+    /// The grid; its origin moves to the monotonic clock at the first tick of a wall-clock timer.
+    @exclusivity(unchecked) var grid: PeriodicGrid
+    /// The index of the last tick that ran (0 before the first).
     @exclusivity(unchecked) var tickIndex: Int64 = 0
     @exclusivity(unchecked) var missedTicks = 0
     @exclusivity(unchecked) var tick: (@Sendable (_ missedTicks: Int) -> Void)?
 
+    /// A timer whose first tick is due at `deadline` (monotonic, or wall-clock while `isWall`).
     init(
-        core: LoopCore,
+        core: LoopCore?,
         deadline: Int64,
         isWall: Bool,
         interval: Int64,
         leeway: Int64,
         tick: @escaping @Sendable (Int) -> Void
     ) {
-        self.interval = interval
+        self.grid = PeriodicGrid(origin: deadline, interval: interval)
         self.tickLeeway = leeway
-        self.origin = deadline
         self.tick = tick
         super.init(core: core, deadline: deadline, isWall: isWall, isPeriodic: true, action: nil)
     }
@@ -100,16 +103,4 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     }
 
     override var leeway: Int64 { tickLeeway }
-
-    /// Moves `deadline` to the first grid point after `now`, counting the grid points skipped.
-    func advance(after now: Int64) {
-        var next = tickIndex &+ 1
-        let nextDeadline = Nanoseconds.adding(origin, Nanoseconds.multiplying(next, interval))
-        if nextDeadline <= now {
-            next = Nanoseconds.subtracting(now, origin) / interval + 1
-        }
-        missedTicks = Int(clamping: next - tickIndex - 1)
-        tickIndex = next
-        deadline = Nanoseconds.adding(origin, Nanoseconds.multiplying(next, interval))
-    }
 }

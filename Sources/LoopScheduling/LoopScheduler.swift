@@ -33,24 +33,32 @@ public final class LoopScheduler: DateScheduler {
 
     /// Starts a loop on a new thread named after the scheduler.
     ///
-    /// - Throws: ``LoopSchedulerError`` if the loop, a handle, a timerfd or the thread cannot be
-    ///   created.
+    /// - Throws: ``LoopSchedulerError`` naming the call, if the loop, a handle, a timerfd or the
+    ///   thread cannot be created (out of file descriptors, at the thread limit). Everything set up
+    ///   before the failing step is released first: no fd, thread or memory is left behind.
     public convenience init(name: String = "LoopScheduler") throws {
         try self.init(name: name, mode: .ownThread, adopting: nil, clock: SystemClock(), driver: .preferred)
-        try core.startThread()
     }
 
     /// Puts the scheduler's handles on a host's running or not-yet-running `uv_loop_t`, which the
     /// host keeps running with `uv_run`.
     ///
-    /// Call it on the thread that runs (or will run) the loop. The current scheduler is set around
-    /// every action the scheduler runs, and only then: a host's own callbacks on the loop thread do
-    /// not see it as current. The scheduler's handles keep `uv_run` from returning until
-    /// ``shutdown()``, which closes only the scheduler's own handles, never the host's loop.
+    /// Call it on the thread that runs (or will run) the loop, or before that thread starts running
+    /// it. The scheduler learns the loop's thread at the loop's first callback; until then every
+    /// `schedule` goes through its locked cross-thread queue, so creating it elsewhere is safe too.
+    /// The current scheduler is set around every action the scheduler runs, and only then: a
+    /// host's own callbacks on the loop thread do not see it as current. The scheduler's handles
+    /// keep `uv_run` from returning until ``shutdown()``, which closes only the scheduler's own
+    /// handles, never the host's loop.
     ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
+    /// - Throws: ``LoopSchedulerError`` naming the call if a handle or a timerfd cannot be created.
+    ///   The handles already initialised are closed; their memory is freed by their close callbacks
+    ///   the next time the host runs its loop.
     /// - Note: ``shutdown()`` on another thread waits for the host's loop to process the closing;
-    ///   the host must keep running the loop until it returns.
+    ///   the host must keep running the loop until it returns. Called on the loop's thread outside
+    ///   any of the scheduler's actions before the loop has run once, it would wait for itself:
+    ///   shut down from an action instead.
     public convenience init(adopting loop: UnsafeMutableRawPointer) throws {
         try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
     }
@@ -72,27 +80,41 @@ public final class LoopScheduler: DateScheduler {
         scheduler.core.runLoopToCompletion()
     }
 
-    /// For tests and benchmarks: the same, with the clocks and the timer driver chosen.
+    /// For tests and benchmarks: the same, with the clocks, the timer driver and a set-up step to
+    /// fail chosen.
+    ///
+    /// The core is set up (and its thread started) before any stored property of this object is
+    /// set, so a failure throws before `deinit` could ever run on a half-made scheduler.
     package init(
         name: String,
         mode: LoopMode,
         adopting loop: UnsafeMutableRawPointer?,
         clock: any ClockSource,
-        driver: TimerDriverKind
+        driver: TimerDriverKind,
+        faults: LoopSetUpFaults = .none
     ) throws {
+        let core = try LoopCore(name: name, mode: mode, adopting: loop, clock: clock, driver: driver, faults: faults)
         self.name = name
-        core = try LoopCore(name: name, mode: mode, adopting: loop, clock: clock, driver: driver)
+        self.core = core
         core.scheduler = self
+        core.currentBox.scheduler = self
+        core.executor = self
     }
 
-    /// A loop on its own thread with the given clocks and driver.
-    package convenience init(name: String, clock: any ClockSource, driver: TimerDriverKind = .preferred) throws {
-        try self.init(name: name, mode: .ownThread, adopting: nil, clock: clock, driver: driver)
-        try core.startThread()
+    /// A loop on its own thread with the given clocks, driver and injected set-up fault.
+    package convenience init(
+        name: String,
+        clock: any ClockSource,
+        driver: TimerDriverKind = .preferred,
+        faults: LoopSetUpFaults = .none
+    ) throws {
+        try self.init(name: name, mode: .ownThread, adopting: nil, clock: clock, driver: driver, faults: faults)
     }
 
+    /// Dropping the last reference shuts the loop down as ``shutdown()`` does, waiting on a thread
+    /// that runs no loop. On the loop's own thread nobody is left to join it, so it detaches.
     deinit {
-        if core.isOnLoopThread { core.droppedOnLoopThread = true }
+        if core.isOnLoopThread { core.thread?.detachWhenFinished() }
         core.shutdown()
     }
 
@@ -123,7 +145,7 @@ public final class LoopScheduler: DateScheduler {
     /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let deadline = Nanoseconds.adding(core.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
         return core.scheduleTimer(LoopTimer(core: core, deadline: deadline, isWall: false, action: action))
     }
 
@@ -174,7 +196,7 @@ public final class LoopScheduler: DateScheduler {
         leeway: Duration,
         _ tick: @escaping @Sendable (Int) -> Void
     ) -> any Disposable {
-        let deadline = Nanoseconds.adding(core.monotonicNow(), max(0, Nanoseconds.of(delay)))
+        let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
         let entry = PeriodicLoopTimer(
             core: core,
             deadline: deadline,
@@ -211,10 +233,20 @@ public final class LoopScheduler: DateScheduler {
     ///
     /// Tasks accepted by ``schedule(_:)`` before shutdown began still run; every timer, due or not,
     /// is disposed and never runs; work scheduled after shutdown began is refused (an
-    /// already-disposed disposable). On another thread it returns once no action will run again,
-    /// every closure is released, every handle is closed, an owned loop's `uv_loop_close` returned 0
-    /// and its thread has exited. On the loop thread (from inside an action) it completes after the
-    /// current action returns, without waiting for itself.
+    /// already-disposed disposable). On a thread that runs no loop it returns once no action will
+    /// run again, every closure is released, every handle is closed, an owned loop's
+    /// `uv_loop_close` returned 0 and its thread has exited.
+    ///
+    /// On a loop thread it never blocks: on this loop's thread (from inside an action) it completes
+    /// after the current batch of actions, without waiting for itself; on another loop's thread it
+    /// begins the shutdown and returns, since waiting there could deadlock two loops that shut
+    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()``).
+    /// Await ``shutdown()-swift.method`` or call it from a plain thread to know it finished.
+    ///
+    /// - Note: a pending timer whose closure captures its own scheduler keeps the scheduler alive,
+    ///   so dropping your reference then does not shut it down: call ``shutdown()``. After `fork()`
+    ///   the child has no loop thread: a scheduler inherited from the parent is dead in the child
+    ///   (schedule nothing on it; do not wait for it).
     public func shutdown() {
         core.shutdown()
     }
@@ -223,20 +255,19 @@ public final class LoopScheduler: DateScheduler {
     /// would. For async callers (a service's `run()`, a test): a cooperative thread must never
     /// block on a loop, so the wait happens off the cooperative pool.
     ///
-    /// Called from inside one of this scheduler's own actions it begins the shutdown and returns
-    /// at once, as ``shutdown()`` does there.
+    /// Called on this loop's own thread (a job or an action of it) it begins the shutdown and
+    /// returns at once, as ``shutdown()`` does there. Unlike ``shutdown()``, it does wait when
+    /// called from another loop's thread: suspending there blocks nothing.
     public func shutdown() async {
         let core = self.core
-        if isCurrent {
-            core.shutdown()
-            return
-        }
+        core.beginShutdown()
+        // On this loop's own thread, waiting would wait for itself.
+        guard !core.isOnLoopThread else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                core.shutdown()
-                done.resume()
-            }
+            core.lifecycle.whenClosed { done.resume() }
         }
+        // The thread exits right after closing the loop: this join waits for nothing but that.
+        core.thread?.join()
     }
 
     /// Tells the loop the wall clock was stepped, as the realtime timerfd does on Linux; for tests
@@ -244,35 +275,6 @@ public final class LoopScheduler: DateScheduler {
     package func wallClockDidChange() {
         let core = self.core
         _ = core.schedule { core.wallClockChanged() }
-    }
-}
-
-/// Several LoopSchedulers, each on its own thread, handed out round robin.
-public final class LoopSchedulerGroup: Sendable {
-    /// The schedulers, in the order ``next()`` hands them out.
-    public let schedulers: [LoopScheduler]
-    private let cursor = Cursor()
-
-    /// Starts `count` loops named `"<name>-<index>"`. `count` must be positive.
-    public init(count: Int, name: String = "LoopGroup") throws {
-        precondition(count > 0, "LoopSchedulerGroup.init(count:): count must be positive (got \(count))")
-        schedulers = try (0..<count).map { try LoopScheduler(name: "\(name)-\($0)") }
-    }
-
-    /// The next scheduler, round robin. Thread-safe.
-    public func next() -> LoopScheduler {
-        schedulers[cursor.next() % schedulers.count]
-    }
-
-    /// Shuts every loop down (see ``LoopScheduler/shutdown()``).
-    public func shutdown() {
-        for scheduler in schedulers { scheduler.shutdown() }
-    }
-
-    /// Shuts every loop down without blocking the calling task's thread (see
-    /// ``LoopScheduler/shutdown()-swift.method``).
-    public func shutdown() async {
-        for scheduler in schedulers { await scheduler.shutdown() }
     }
 }
 

@@ -8,12 +8,15 @@ import Glibc
 
 /// A named pthread running one closure, joinable exactly once.
 ///
-/// A thread whose scheduler was dropped on the thread itself detaches itself at exit, since nobody
-/// is left to join it; otherwise the first `join()` reaps it and later callers wait for that.
+/// A thread whose scheduler was dropped on the thread itself (``detachWhenFinished()``) detaches
+/// itself at exit, since nobody is left to join it; otherwise the first `join()` reaps it and
+/// later callers wait for that.
 final class LoopThread: Sendable {
     private enum JoinState: UInt8 {
         case running = 0
         case joining, detached, joined
+        /// Nobody will join: the thread detaches itself when its body returns.
+        case detachRequested
     }
 
     // Written once by `start` before any other thread can see the object.
@@ -32,15 +35,21 @@ final class LoopThread: Sendable {
 
     init() {}
 
-    /// Starts a thread named `name` (its first 15 bytes: the Linux limit) running `body`.
-    func start(name: String, _ body: @escaping @Sendable () -> Void) throws {
-        let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+    /// Starts a thread named `name` (its first 15 bytes: the Linux limit) running `body`, marked
+    /// as a loop thread (``LoopThreadMarker``) for its whole life.
+    func start(name: String, faults: LoopSetUpFaults = .none, _ body: @escaping @Sendable () -> Void) throws {
+        try faults.check(.thread)
+        let start = Unmanaged.passRetained(Start(name: name, body: { [self] in
+            body()
+            finished()
+        })).toOpaque()
         let rc = pthread_create(
             &thread,
             nil,
             { argument in
                 let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
                 _ = clibuv_set_thread_name(LoopThread.truncatedName(start.name))
+                LoopThreadMarker.markCurrentThread()
                 start.body()
                 return nil
             },
@@ -65,10 +74,20 @@ final class LoopThread: Sendable {
         return result
     }
 
-    /// Called by the thread itself as its last act when nobody will join it.
-    func detachSelf() {
-        if joinState.compareExchange(
+    /// Says nobody will join the thread (its scheduler was dropped on the thread itself): it
+    /// detaches itself when its body returns. Called on the thread.
+    func detachWhenFinished() {
+        _ = joinState.compareExchange(
             expected: JoinState.running.rawValue,
+            desired: JoinState.detachRequested.rawValue,
+            ordering: .acquiringAndReleasing
+        )
+    }
+
+    /// The thread's last act: detach if nobody will join.
+    private func finished() {
+        if joinState.compareExchange(
+            expected: JoinState.detachRequested.rawValue,
             desired: JoinState.detached.rawValue,
             ordering: .acquiringAndReleasing
         ).exchanged {
@@ -81,16 +100,57 @@ final class LoopThread: Sendable {
     func join() {
         joined.withLock { joined in
             guard !joined else { return }
+            // A join after `detachWhenFinished` (a reference resurrected by a deinit's callee) still
+            // reaps the thread, which then does not detach itself.
             if joinState.compareExchange(
                 expected: JoinState.running.rawValue,
                 desired: JoinState.joining.rawValue,
                 ordering: .acquiringAndReleasing
-            ).exchanged {
+            ).exchanged
+                || joinState.compareExchange(
+                    expected: JoinState.detachRequested.rawValue,
+                    desired: JoinState.joining.rawValue,
+                    ordering: .acquiringAndReleasing
+                ).exchanged
+            {
                 let rc = pthread_join(thread, nil)
                 precondition(rc == 0, "pthread_join failed: \(rc)")
                 joinState.store(JoinState.joined.rawValue, ordering: .releasing)
             }
             joined = true
         }
+    }
+}
+
+/// Marks the threads that run a loop, so that a `shutdown()` called on one never blocks waiting for
+/// another loop (two loops shutting each other down from inside actions would deadlock). A
+/// pthread key, set for the whole life of an own loop thread, for `run(name:_:)`'s caller while it
+/// runs the loop, and around every batch of an adopted loop.
+enum LoopThreadMarker {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let rc = pthread_key_create(&key, nil)
+        precondition(rc == 0, "pthread_key_create failed for the loop-thread key: \(rc)")
+        return key
+    }()
+
+    /// A non-null value that points at nothing: the key only records presence.
+    private static var marker: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
+
+    /// Whether the calling thread is running a loop.
+    static var isLoopThread: Bool { pthread_getspecific(key) != nil }
+
+    static func markCurrentThread() {
+        let rc = pthread_setspecific(key, marker)
+        precondition(rc == 0, "pthread_setspecific failed for the loop-thread key: \(rc)")
+    }
+
+    /// Marks the thread for the duration of `body` and restores what it was.
+    @inline(__always)
+    static func whileRunning<Result>(_ body: () -> Result) -> Result {
+        let previous = pthread_getspecific(key)
+        if previous == nil { markCurrentThread() }
+        defer { if previous == nil { pthread_setspecific(key, nil) } }
+        return body()
     }
 }

@@ -1,98 +1,67 @@
 import Scheduling
-import Synchronization
 
-/// The lifecycle of a LoopScheduler, as the threads that submit work see it.
-enum LoopLifecycle {
-    /// Accepting work.
-    case open
-    /// `shutdown()` was called: new work is refused; the loop is finishing accepted work.
-    case shuttingDown
-    /// Every handle is closed (or closing); nothing will run again.
-    case closed
+/// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
+/// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
+///
+/// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
+/// allocates nothing of ours (DESIGN §8.1).
+enum LoopItem {
+    /// A task to run, or a timer (`isTimer`) to insert into the timer store.
+    case work(LoopWork)
+    /// A timer that was disposed on another thread.
+    case cancelled(LoopTimer)
+    /// A Swift concurrency job (an actor's or a task's), run with the scheduler as its executor.
+    case job(UnownedJob)
 }
 
-/// Work handed to the loop by other threads: entries to run or insert, and timers disposed off
-/// the loop that the loop should free now rather than at their deadline.
+/// Work handed to the loop by other threads.
 ///
-/// One lock, taken once per submission and once per batch on the loop (which swaps the arrays
-/// out, NIO-style, and runs user code outside the lock). The loop is woken only when the queue
-/// goes from empty to non-empty: `wakePending` stays set until the loop takes the batch.
+/// One lock, taken once per submission and once per batch on the loop, which swaps the array out
+/// (NIO-style) and runs user code outside the lock. The loop is woken only when the queue goes
+/// from empty to non-empty: `wakePending` stays set until the loop takes the batch. The wake-up
+/// (`uv_async_send`) is sent under the lock, and the loop closes its async handle under the same
+/// lock (``LoopLifecycle/beginClosing()``), so no sender can be inside `uv_async_send` on a
+/// closing handle; that is what the old in-flight sender count did, without the count.
 final class RemoteQueue: Sendable {
-    struct Batch {
-        var submitted: [LoopWork] = []
-        var cancelled: [LoopTimer] = []
-    }
-
     private struct State {
-        var lifecycle = LoopLifecycle.open
-        var batch = Batch()
+        var items: [LoopItem] = []
         var wakePending = false
     }
 
     private let state = LockedValue(State())
-    /// Threads between deciding to call `uv_async_send` and returning from it; the loop waits for
-    /// zero before closing the async handle.
-    let sendsInFlight = Atomic<Int>(0)
 
-    enum Outcome {
-        case refused
-        case accepted
-        /// Accepted, and the caller must wake the loop, then call `wakeDone()`.
-        case acceptedWake
-    }
+    init() {}
 
-    /// Queues `entry` to run or be inserted on the loop, unless shutdown began.
-    func submit(_ entry: LoopWork) -> Outcome {
+    /// Appends `item` and wakes the loop if the queue was idle, if `accepts` (evaluated under the
+    /// lock, so against the lifecycle's transitions, which happen under it too) allows it.
+    ///
+    /// - Returns: whether the item was queued.
+    @inline(__always)
+    func submit(_ item: LoopItem, if accepts: () -> Bool, wake: () -> Void) -> Bool {
         state.withLock { state in
-            guard case .open = state.lifecycle else { return .refused }
-            state.batch.submitted.append(entry)
-            return claimWake(&state)
+            guard accepts() else { return false }
+            state.items.append(item)
+            if !state.wakePending {
+                state.wakePending = true
+                wake()
+            }
+            return true
         }
     }
 
-    /// Tells the loop that a timer was disposed off the loop, so it frees the slot now.
-    func cancel(_ entry: LoopTimer) -> Outcome {
-        state.withLock { state in
-            guard case .open = state.lifecycle else { return .refused }
-            state.batch.cancelled.append(entry)
-            return claimWake(&state)
-        }
-    }
-
-    /// Moves to `shuttingDown` if open. Returns whether this call did it and whether to wake.
-    func beginShutdown() -> (began: Bool, outcome: Outcome) {
-        state.withLock { state in
-            guard case .open = state.lifecycle else { return (false, .refused) }
-            state.lifecycle = .shuttingDown
-            return (true, claimWake(&state))
-        }
-    }
-
-    /// Decides under the lock whether this submission wakes the loop, and if so counts the caller
-    /// as a sender in flight before the lock is released, so the loop cannot close the async
-    /// handle between this decision and the `uv_async_send`.
-    private func claimWake(_ state: inout State) -> Outcome {
-        if state.wakePending { return .accepted }
-        state.wakePending = true
-        sendsInFlight.add(1, ordering: .acquiringAndReleasing)
-        return .acceptedWake
-    }
-
-    func wakeDone() {
-        sendsInFlight.subtract(1, ordering: .acquiringAndReleasing)
+    /// Runs `body` under the queue's lock: for the lifecycle transitions that must be ordered
+    /// against submissions. `body` gets whether a wake-up is already pending and may send one.
+    func withLock<Result>(_ body: (_ wakePending: inout Bool, _ isEmpty: Bool) -> Result) -> Result {
+        state.withLock { state in body(&state.wakePending, state.items.isEmpty) }
     }
 
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
     /// two buffers alternate and steady-state submission does not allocate).
-    func take(into batch: inout Batch) -> LoopLifecycle {
+    @inline(__always)
+    func take(into batch: inout [LoopItem]) {
         state.withLock { state in
             state.wakePending = false
-            swap(&state.batch, &batch)
-            return state.lifecycle
+            swap(&state.items, &batch)
         }
-    }
-
-    func markClosed() {
-        state.withLock { $0.lifecycle = .closed }
     }
 }

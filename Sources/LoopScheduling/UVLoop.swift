@@ -1,22 +1,21 @@
 import CLibUV
-import Dispatch
 import Scheduling
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// Every libuv call and every raw pointer of the loop engine lives in this file. The handles'
-// `data` field points at the LoopCore, which the handles keep retained from `init` until the
-// last close callback, so a callback can never see a freed core.
+// Every libuv call and every raw pointer of the loop engine lives in this file (pthread calls
+// live in LoopThread.swift). The handles' `data` field points at their UVHandles, which keeps
+// itself retained from set-up until the last close callback, so a callback never sees freed
+// memory, also when the close callbacks of a failed set-up run later on a host's loop.
 
-/// How the timer heap is woken.
+/// How the timer store is woken.
 package enum TimerDriverKind: Sendable {
     /// A `timerfd` on `CLOCK_MONOTONIC`, nanosecond resolution, watched by a `uv_poll_t` (Linux).
     case timerfd
     /// One `uv_timer_t`, millisecond resolution on libuv's cached loop clock: rounded up, and the
-    /// heap re-checks the monotonic clock before running anything.
+    /// store re-checks the monotonic clock before running anything.
     case uvTimer
 
     /// The best driver for this platform.
@@ -29,36 +28,82 @@ package enum TimerDriverKind: Sendable {
     }
 }
 
+/// A step of a LoopScheduler's set-up, in order. Tests make any one of them fail
+/// (``LoopSetUpFaults``) and check that exactly what was acquired before it is released.
+package enum LoopSetUpStep: String, CaseIterable, Sendable {
+    case loopInit = "uv_loop_init"
+    case asyncInit = "uv_async_init"
+    case prepareInit = "uv_prepare_init"
+    case prepareStart = "uv_prepare_start"
+    case idleInit = "uv_idle_init"
+    case timerInit = "uv_timer_init"
+    case timerFD = "timerfd_create(CLOCK_MONOTONIC)"
+    case clockFD = "timerfd_create(CLOCK_REALTIME)"
+    case pollInit = "uv_poll_init"
+    case pollStart = "uv_poll_start"
+    case clockPollInit = "uv_poll_init(clock)"
+    case clockPollStart = "uv_poll_start(clock)"
+    case clockWatch = "timerfd_settime(clock)"
+    case thread = "pthread_create"
+}
+
+/// Which set-up step to fail, for tests; `none` in production.
+package struct LoopSetUpFaults: Sendable {
+    package var failing: LoopSetUpStep?
+    package init(failing: LoopSetUpStep? = nil) { self.failing = failing }
+    package static let none = LoopSetUpFaults()
+
+    /// Throws the error the real call would, had it failed with `EMFILE`, if `step` is the one to
+    /// fail.
+    func check(_ step: LoopSetUpStep) throws {
+        guard failing == step else { return }
+        if step.rawValue.hasPrefix("uv_") {
+            throw UVHandles.error(step.rawValue, -EMFILE)
+        }
+        throw LoopSchedulerError.system(call: step.rawValue, errno: step == .thread ? EAGAIN : EMFILE)
+    }
+}
+
 /// The libuv handles of one LoopScheduler, and the loop itself when the scheduler owns it.
 ///
-/// Loop-confined, except `wake()`, which is `uv_async_send` and safe from any thread until the
-/// async handle is closed (the core makes sure no sender is in flight by then).
+/// Set-up acquires resources one at a time and records each; if a step fails, ``init`` releases
+/// in reverse exactly what it had acquired — a handle that was never initialised is freed, not
+/// closed — and throws ``LoopSchedulerError`` naming the call (libuv's `uv_loop_init` does the
+/// same with its `fail_…` labels).
+///
+/// Loop-confined, except `wake()`, which is `uv_async_send`: safe from any thread until the async
+/// handle closes (the core sends and closes under one lock).
 final class UVHandles {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let ownsLoop: Bool
-    private let async: UnsafeMutablePointer<uv_async_t>
-    private let prepare: UnsafeMutablePointer<uv_prepare_t>
-    private let idle: UnsafeMutablePointer<uv_idle_t>
-    private var driver: Driver
+    /// The engine the callbacks drive. Strong until the last close callback (the cycle with the
+    /// core's own reference is broken there); nil after a failed set-up, so late close callbacks
+    /// on a host's loop touch nothing but their own memory.
+    private(set) var core: LoopCore?
+    private var async: UnsafeMutablePointer<uv_async_t>?
+    private var prepare: UnsafeMutablePointer<uv_prepare_t>?
+    private var idle: UnsafeMutablePointer<uv_idle_t>?
+    private var timer: UnsafeMutablePointer<uv_timer_t>?
+    /// The monotonic timerfd and the realtime cancel-on-set one, and the polls watching them: each
+    /// fd is closed after its poll's close callback (closing an fd libuv watches is undefined), or
+    /// directly if its poll was never initialised.
+    private var timerFD: Int32 = -1
+    private var clockFD: Int32 = -1
+    private var poll: UnsafeMutablePointer<uv_poll_t>?
+    private var clockPoll: UnsafeMutablePointer<uv_poll_t>?
+    /// Initialised handles not yet closed.
     private var openHandles = 0
     private var idleActive = false
-    private let corePointer: UnsafeMutableRawPointer
+    /// Set-up failed: close callbacks only free memory; the core's lifecycle is already closed.
+    private var setUpFailed = false
 
-    private enum Driver {
-        #if os(Linux)
-        /// The monotonic timerfd and its poll; the realtime cancel-on-set timerfd and its poll.
-        case timerfd(
-            fd: Int32,
-            poll: UnsafeMutablePointer<uv_poll_t>,
-            clockFD: Int32,
-            clockPoll: UnsafeMutablePointer<uv_poll_t>
-        )
-        #endif
-        case uvTimer(UnsafeMutablePointer<uv_timer_t>)
-    }
-
-    /// Sets up the handles on `loop` (a new one when `adopting` is nil).
-    init(adopting adopted: UnsafeMutableRawPointer?, core: LoopCore, driver kind: TimerDriverKind) throws {
+    /// Sets up the handles on `adopted`, or on a new loop when it is nil.
+    init(
+        adopting adopted: UnsafeMutableRawPointer?,
+        core: LoopCore,
+        driver kind: TimerDriverKind,
+        faults: LoopSetUpFaults
+    ) throws {
         if let adopted {
             loop = adopted.assumingMemoryBound(to: uv_loop_t.self)
             ownsLoop = false
@@ -66,82 +111,99 @@ final class UVHandles {
             let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
             loop = raw.bindMemory(to: uv_loop_t.self, capacity: 1)
             ownsLoop = true
-            let rc = uv_loop_init(loop)
-            if rc != 0 {
+            do {
+                try faults.check(.loopInit)
+                try Self.check("uv_loop_init", uv_loop_init(loop))
+            } catch {
                 raw.deallocate()
-                throw Self.error("uv_loop_init", rc)
+                throw error
             }
         }
-        corePointer = Unmanaged.passRetained(core).toOpaque()
-        async = Self.allocate(UV_ASYNC)
-        prepare = Self.allocate(UV_PREPARE)
-        idle = Self.allocate(UV_IDLE)
-        driver = .uvTimer(Self.allocate(UV_TIMER))  // replaced below when the timerfd works
+        self.core = core
+        // Released by the last close callback (or below, if no handle was ever initialised).
+        _ = Unmanaged.passRetained(self)
         do {
-            try setUp(kind)
+            try setUp(kind, faults: faults)
         } catch {
-            tearDownAfterFailedSetUp()
+            releaseAfterFailedSetUp()
             throw error
         }
     }
 
-    private func setUp(_ kind: TimerDriverKind) throws {
-        try Self.check("uv_async_init", uv_async_init(loop, async, onAsync))
-        register(async)
-        try Self.check("uv_prepare_init", uv_prepare_init(loop, prepare))
-        register(prepare)
+    private func setUp(_ kind: TimerDriverKind, faults: LoopSetUpFaults) throws {
+        async = try initHandle(UV_ASYNC, .asyncInit, faults) { uv_async_init(loop, $0, onAsync) }
+        prepare = try initHandle(UV_PREPARE, .prepareInit, faults) { uv_prepare_init(loop, $0) }
+        try faults.check(.prepareStart)
         try Self.check("uv_prepare_start", uv_prepare_start(prepare, onPrepare))
-        try Self.check("uv_idle_init", uv_idle_init(loop, idle))
-        register(idle)
-        guard case .uvTimer(let timer) = driver else { return }
+        idle = try initHandle(UV_IDLE, .idleInit, faults) { uv_idle_init(loop, $0) }
         #if os(Linux)
         if kind == .timerfd {
-            timer.deinitialize(count: 1)
-            UnsafeMutableRawPointer(timer).deallocate()
-            let fd = try Self.makeTimerFD(CLOCK_MONOTONIC)
-            let clockFD: Int32
-            do { clockFD = try Self.makeTimerFD(CLOCK_REALTIME) } catch {
-                close(fd)
-                throw error
-            }
-            let poll: UnsafeMutablePointer<uv_poll_t> = Self.allocate(UV_POLL)
-            let clockPoll: UnsafeMutablePointer<uv_poll_t> = Self.allocate(UV_POLL)
-            driver = .timerfd(fd: fd, poll: poll, clockFD: clockFD, clockPoll: clockPoll)
-            try Self.check("uv_poll_init", uv_poll_init(loop, poll, fd))
-            register(poll)
+            try faults.check(.timerFD)
+            timerFD = try Self.makeTimerFD(CLOCK_MONOTONIC, "timerfd_create(CLOCK_MONOTONIC)")
+            try faults.check(.clockFD)
+            clockFD = try Self.makeTimerFD(CLOCK_REALTIME, "timerfd_create(CLOCK_REALTIME)")
+            poll = try initHandle(UV_POLL, .pollInit, faults) { uv_poll_init(loop, $0, timerFD) }
+            try faults.check(.pollStart)
             try Self.check("uv_poll_start", uv_poll_start(poll, Int32(UV_READABLE.rawValue), onTimerFD))
-            try Self.check("uv_poll_init", uv_poll_init(loop, clockPoll, clockFD))
-            register(clockPoll)
+            clockPoll = try initHandle(UV_POLL, .clockPollInit, faults) { uv_poll_init(loop, $0, clockFD) }
+            try faults.check(.clockPollStart)
             try Self.check("uv_poll_start", uv_poll_start(clockPoll, Int32(UV_READABLE.rawValue), onClockFD))
+            try faults.check(.clockWatch)
             try armClockWatch()
             return
         }
         #endif
-        try Self.check("uv_timer_init", uv_timer_init(loop, timer))
-        register(timer)
+        timer = try initHandle(UV_TIMER, .timerInit, faults) { uv_timer_init(loop, $0) }
     }
 
-    /// Points the handle's `data` at the core and counts it as open.
-    private func register<Handle>(_ handle: UnsafeMutablePointer<Handle>) {
-        Self.asHandle(handle).pointee.data = corePointer
-        openHandles += 1
-    }
-
-    /// After a failed set-up, nothing ran yet: close what was initialized and spin the loop until
-    /// the close callbacks ran, so no memory or fd is left behind.
-    private func tearDownAfterFailedSetUp() {
-        closeAll()
-        if ownsLoop {
-            while openHandles > 0 { uv_run(loop, UV_RUN_NOWAIT) }
-            _ = uv_loop_close(loop)
-            UnsafeMutableRawPointer(loop).deallocate()
+    /// Allocates a handle and initialises it; on failure frees it (it was never initialised, so it
+    /// must not be closed) and throws. On success its `data` points at the core and it counts as
+    /// open.
+    private func initHandle<Handle>(
+        _ type: uv_handle_type,
+        _ step: LoopSetUpStep,
+        _ faults: LoopSetUpFaults,
+        _ initialise: (UnsafeMutablePointer<Handle>) -> Int32
+    ) throws -> UnsafeMutablePointer<Handle> {
+        let size = uv_handle_size(type)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let handle = raw.bindMemory(to: Handle.self, capacity: 1)
+        do {
+            try faults.check(step)
+            try Self.check(step.rawValue, initialise(handle))
+        } catch {
+            raw.deallocate()
+            throw error
         }
+        Self.asHandle(handle).pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        openHandles += 1
+        return handle
+    }
+
+    /// Releases, in reverse, what a failed set-up acquired: closes the initialised handles, closes
+    /// the fds no poll owns, and for an owned loop runs it until the close callbacks ran and closes
+    /// it. On an adopted loop the close callbacks run when the host next runs its loop; they free
+    /// the handles' memory and the fds then.
+    func releaseAfterFailedSetUp() {
+        setUpFailed = true
+        core = nil
+        if poll == nil, timerFD >= 0 { Glibc.close(timerFD) }
+        if clockPoll == nil, clockFD >= 0 { Glibc.close(clockFD) }
+        let hadHandles = openHandles > 0
+        closeAll()
+        if !hadHandles { Unmanaged.passUnretained(self).release() }
+        guard ownsLoop else { return }
+        while openHandles > 0 { uv_run(loop, UV_RUN_NOWAIT) }
+        let rc = uv_loop_close(loop)
+        precondition(rc == 0, "uv_loop_close after a failed set-up failed: \(Self.message(rc))")
+        UnsafeMutableRawPointer(loop).deallocate()
     }
 
     // MARK: Cross-thread wake-up
 
     /// `uv_async_send`: thread-safe, coalescing. Its only failure mode is a closed handle, which the
-    /// core rules out.
+    /// core rules out by sending and closing under one lock.
     func wake() {
         let rc = uv_async_send(async)
         precondition(rc == 0, "uv_async_send failed: \(Self.message(rc))")
@@ -165,60 +227,56 @@ final class UVHandles {
 
     // MARK: The timer driver
 
-    /// Arms the driver to fire `nanoseconds` from now (at least 1 ns; the core re-checks its clock).
+    /// Arms the driver to fire `nanoseconds` from now (at least 1 ns; the store re-checks the clock).
     func arm(in nanoseconds: Int64) {
-        switch driver {
         #if os(Linux)
-        case .timerfd(let fd, _, _, _):
+        if timerFD >= 0 {
             let delay = max(1, nanoseconds)
             var spec = itimerspec()
             spec.it_value.tv_sec = Int(delay / 1_000_000_000)
             spec.it_value.tv_nsec = Int(delay % 1_000_000_000)
-            let rc = timerfd_settime(fd, 0, &spec, nil)
+            let rc = timerfd_settime(timerFD, 0, &spec, nil)
             precondition(rc == 0, "timerfd_settime failed: errno \(errno)")
-        #endif
-        case .uvTimer(let timer):
-            // Rounded up to whole milliseconds, at least 1: a 0 timeout re-armed from a callback
-            // runs again in the same pass on libuv < 1.48 and starves the loop (libuv#4245).
-            let milliseconds = UInt64(max(1, nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 > 0 ? 1 : 0)))
-            let rc = uv_timer_start(timer, onUVTimer, milliseconds, 0)
-            precondition(rc == 0, "uv_timer_start failed: \(Self.message(rc))")
+            return
         }
+        #endif
+        // Rounded up to whole milliseconds, at least 1: a 0 timeout re-armed from a callback runs
+        // again in the same pass on libuv < 1.48 and starves the loop (libuv#4245).
+        let milliseconds = UInt64(max(1, nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 > 0 ? 1 : 0)))
+        let rc = uv_timer_start(timer, onUVTimer, milliseconds, 0)
+        precondition(rc == 0, "uv_timer_start failed: \(Self.message(rc))")
     }
 
     #if os(Linux)
     /// Arms the realtime timerfd a year out with `TFD_TIMER_CANCEL_ON_SET`, so any step of the
     /// wall clock makes it readable with `ECANCELED`.
     private func armClockWatch() throws {
-        guard case .timerfd(_, _, let clockFD, _) = driver else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var spec = itimerspec()
         spec.it_value.tv_sec = now.tv_sec + 365 * 24 * 3600
         let flags = Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET)
         if timerfd_settime(clockFD, flags, &spec, nil) != 0 {
-            throw LoopSchedulerError.system(call: "timerfd_settime", errno: errno)
+            throw LoopSchedulerError.system(call: "timerfd_settime(clock)", errno: errno)
         }
     }
 
-    private static func makeTimerFD(_ clock: Int32) throws -> Int32 {
+    private static func makeTimerFD(_ clock: Int32, _ call: String) throws -> Int32 {
         let fd = timerfd_create(clock, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
-        if fd < 0 { throw LoopSchedulerError.system(call: "timerfd_create", errno: errno) }
+        if fd < 0 { throw LoopSchedulerError.system(call: call, errno: errno) }
         return fd
     }
 
     /// Consumes the monotonic timerfd's expiration count. `EAGAIN` is a spurious wake-up (the fd
     /// was re-armed after it became readable); anything else is a bug.
     fileprivate func drainTimerFD() {
-        guard case .timerfd(let fd, _, _, _) = driver else { return }
         var expirations: UInt64 = 0
-        let count = read(fd, &expirations, 8)
+        let count = read(timerFD, &expirations, 8)
         precondition(count == 8 || errno == EAGAIN, "read(timerfd) failed: errno \(errno)")
     }
 
     /// Consumes the realtime timerfd; re-arms it and reports whether the wall clock was set.
     fileprivate func drainClockFD() -> Bool {
-        guard case .timerfd(_, _, let clockFD, _) = driver else { return false }
         var expirations: UInt64 = 0
         let count = read(clockFD, &expirations, 8)
         let clockWasSet = count < 0 && errno == ECANCELED
@@ -230,49 +288,48 @@ final class UVHandles {
 
     // MARK: Closing
 
-    /// Closes every handle; the core hears `handlesDidClose()` from the last close callback, after
-    /// which the handles' memory and the retained core are released.
+    /// Closes every initialised handle; the core hears `handlesDidClose()` from the last close
+    /// callback, after which the retained core is released.
     func closeAll() {
-        func close<Handle>(_ handle: UnsafeMutablePointer<Handle>) {
+        func close<Handle>(_ handle: UnsafeMutablePointer<Handle>?) {
+            guard let handle else { return }
             let raw = Self.asHandle(handle)
             if uv_is_closing(raw) == 0 { uv_close(raw, onClose) }
         }
         close(async)
         close(prepare)
         close(idle)
-        switch driver {
-        #if os(Linux)
-        case .timerfd(_, let poll, _, let clockPoll):
-            close(poll)
-            close(clockPoll)
-        #endif
-        case .uvTimer(let timer):
-            close(timer)
-        }
+        close(poll)
+        close(clockPoll)
+        close(timer)
     }
 
     fileprivate func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
-        // The fds are closed after their polls: closing an fd libuv still watches is undefined.
         #if os(Linux)
-        if case .timerfd(let fd, let poll, let clockFD, let clockPoll) = driver {
-            if handle == Self.asHandle(poll) { Glibc.close(fd) }
-            if handle == Self.asHandle(clockPoll) { Glibc.close(clockFD) }
+        if let poll, handle == Self.asHandle(poll) {
+            Glibc.close(timerFD)
+            timerFD = -1
+        }
+        if let clockPoll, handle == Self.asHandle(clockPoll) {
+            Glibc.close(clockFD)
+            clockFD = -1
         }
         #endif
         UnsafeMutableRawPointer(handle).deallocate()
         openHandles -= 1
-        if openHandles == 0 {
-            let core = Unmanaged<LoopCore>.fromOpaque(corePointer)
-            core.takeUnretainedValue().handlesDidClose()
-            core.release()
-        }
+        guard openHandles == 0 else { return }
+        let core = self.core
+        self.core = nil
+        if !setUpFailed { core?.handlesDidClose() }
+        Unmanaged.passUnretained(self).release()
     }
 
     // MARK: Running an owned loop
 
     /// Runs the loop until every handle is closed.
     func run() {
-        uv_run(loop, UV_RUN_DEFAULT)
+        let rc = uv_run(loop, UV_RUN_DEFAULT)
+        precondition(rc == 0, "uv_run returned \(rc) with handles still active after shutdown")
     }
 
     /// Closes and frees an owned loop. `uv_loop_close` must return 0: every handle is closed.
@@ -285,12 +342,6 @@ final class UVHandles {
 
     // MARK: Helpers
 
-    private static func allocate<Handle>(_ type: uv_handle_type) -> UnsafeMutablePointer<Handle> {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_handle_size(type), alignment: 16)
-        raw.initializeMemory(as: UInt8.self, repeating: 0, count: uv_handle_size(type))
-        return raw.bindMemory(to: Handle.self, capacity: 1)
-    }
-
     fileprivate static func asHandle<Handle>(
         _ handle: UnsafeMutablePointer<Handle>
     ) -> UnsafeMutablePointer<uv_handle_t> {
@@ -301,7 +352,7 @@ final class UVHandles {
         if rc != 0 { throw error(call, rc) }
     }
 
-    private static func error(_ call: String, _ rc: Int32) -> LoopSchedulerError {
+    static func error(_ call: String, _ rc: Int32) -> LoopSchedulerError {
         .libuv(call: call, code: rc, message: message(rc))
     }
 
@@ -310,74 +361,56 @@ final class UVHandles {
     }
 }
 
-/// The core behind any of our handles.
-private func core<Handle>(_ handle: UnsafeMutablePointer<Handle>?) -> LoopCore {
-    Unmanaged<LoopCore>.fromOpaque(UVHandles.asHandle(handle!).pointee.data!).takeUnretainedValue()
+/// The UVHandles behind any of our handles.
+private func handles<Handle>(_ handle: UnsafeMutablePointer<Handle>?) -> UVHandles {
+    Unmanaged<UVHandles>.fromOpaque(UVHandles.asHandle(handle!).pointee.data!).takeUnretainedValue()
 }
 
-private let onAsync: uv_async_cb = { handle in core(handle).asyncFired() }
-private let onPrepare: uv_prepare_cb = { handle in core(handle).prepareFired() }
-private let onIdle: uv_idle_cb = { handle in core(handle).idleFired() }
-private let onUVTimer: uv_timer_cb = { handle in core(handle).timerFired() }
-private let onClose: uv_close_cb = { handle in core(handle).handles.handleDidClose(handle!) }
+// Only close callbacks can come after a failed set-up (the others were never started), so the
+// others can rely on the core.
+private let onAsync: uv_async_cb = { handle in handles(handle).core!.asyncFired() }
+private let onPrepare: uv_prepare_cb = { handle in handles(handle).core!.prepareFired() }
+private let onIdle: uv_idle_cb = { handle in handles(handle).core!.idleFired() }
+private let onUVTimer: uv_timer_cb = { handle in handles(handle).core!.timerFired() }
+private let onClose: uv_close_cb = { handle in handles(handle).handleDidClose(handle!) }
 
 #if os(Linux)
 private let onTimerFD: uv_poll_cb = { handle, status, _ in
     precondition(status == 0, "uv_poll on the timerfd reported \(UVHandles.message(status))")
-    let core = core(handle)
-    core.handles.drainTimerFD()
-    core.timerFired()
+    let handles = handles(handle)
+    handles.drainTimerFD()
+    handles.core!.timerFired()
 }
 
 private let onClockFD: uv_poll_cb = { handle, status, _ in
     precondition(status == 0, "uv_poll on the clock timerfd reported \(UVHandles.message(status))")
-    let core = core(handle)
-    if core.handles.drainClockFD() { core.wallClockChanged() }
+    let handles = handles(handle)
+    if handles.drainClockFD() { handles.core!.wallClockChanged() }
 }
 #endif
 
-/// A stand-in for a host program that owns a `uv_loop_t` and runs it on its own thread: how the
-/// tests and the benchmarks exercise ``LoopScheduler/init(adopting:)``.
-package final class HostLoop: Sendable {
-    private let thread = LoopThread()
-    private let finished = DispatchSemaphore(value: 0)
-    private let closeResult = LockedValue<Int32?>(nil)
-
-    private init() {}
-
-    /// Starts a host thread with a fresh loop, calls `setUp` on it with the loop (before `uv_run`,
-    /// as a host would create an adopting scheduler), then runs the loop until no handle is left.
-    package static func start<Result: Sendable>(
-        name: String,
-        _ setUp: @escaping @Sendable (UnsafeMutableRawPointer) throws -> Result
-    ) throws -> (HostLoop, Result) {
-        let host = HostLoop()
-        let ready = DispatchSemaphore(value: 0)
-        let outcome = LockedValue<Swift.Result<Result, any Error>?>(nil)
-        try host.thread.start(name: name) {
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
-            let loop = raw.bindMemory(to: uv_loop_t.self, capacity: 1)
-            let rc = uv_loop_init(loop)
-            precondition(rc == 0, "uv_loop_init failed: \(UVHandles.message(rc))")
-            let result = Swift.Result { try setUp(raw) }
-            outcome.withLock { $0 = result }
-            ready.signal()
-            uv_run(loop, UV_RUN_DEFAULT)
-            let closed = uv_loop_close(loop)
+/// A bare `uv_loop_t` owned by a host program, for the adopted-mode fixture in the tests and the
+/// benchmarks: the few libuv calls a host makes, kept here with the rest of the unsafe code.
+package enum HostUVLoop {
+    /// Allocates and initialises a loop; nil if `uv_loop_init` fails.
+    package static func make() -> UnsafeMutableRawPointer? {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
+        if uv_loop_init(raw.bindMemory(to: uv_loop_t.self, capacity: 1)) != 0 {
             raw.deallocate()
-            host.closeResult.withLock { $0 = closed }
-            host.finished.signal()
+            return nil
         }
-        ready.wait()
-        let result = try outcome.withLock { $0! }.get()
-        return (host, result)
+        return raw
     }
 
-    /// Waits for `uv_run` to return and the loop to be closed; returns `uv_loop_close`'s result.
-    package func waitUntilFinished() -> Int32 {
-        finished.wait()
-        finished.signal()
-        thread.join()
-        return closeResult.withLock { $0! }
+    /// `uv_run(UV_RUN_DEFAULT)`: until no active handle is left.
+    package static func run(_ loop: UnsafeMutableRawPointer) {
+        uv_run(loop.assumingMemoryBound(to: uv_loop_t.self), UV_RUN_DEFAULT)
+    }
+
+    /// `uv_loop_close`, then frees the memory if it returned 0. Returns its result.
+    package static func close(_ loop: UnsafeMutableRawPointer) -> Int32 {
+        let rc = uv_loop_close(loop.assumingMemoryBound(to: uv_loop_t.self))
+        if rc == 0 { loop.deallocate() }
+        return rc
     }
 }

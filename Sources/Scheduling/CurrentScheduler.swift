@@ -18,6 +18,15 @@ package enum CurrentScheduler {
     /// The per-thread slot. Only its own thread ever touches it.
     private final class Slot {
         var scheduler: (any Scheduler)?
+        /// A scheduler held weakly, for a whole batch of actions (the loop engine): shown when no
+        /// scheduler is set strongly on top of it.
+        var weak: WeakSchedulerBox?
+    }
+
+    /// What the slot held before ``enterBatch(_:)``, to put back with ``leaveBatch(_:)``.
+    package struct Saved {
+        fileprivate let scheduler: (any Scheduler)?
+        fileprivate let weak: WeakSchedulerBox?
     }
 
     private static let key: pthread_key_t = {
@@ -42,7 +51,27 @@ package enum CurrentScheduler {
 
     /// The scheduler explicitly set on this thread, without the main-queue fallback.
     package static var explicit: (any Scheduler)? {
-        slot.scheduler
+        let slot = self.slot
+        return slot.scheduler ?? slot.weak?.scheduler
+    }
+
+    /// Makes `box`'s scheduler current for a batch of actions, held weakly: the batch must not keep
+    /// the scheduler alive, or a user's last release would not be the last and its shutdown would
+    /// not wait (the scheduler would be deinitialised later, on the loop thread). While its
+    /// `deinit` runs, the weak reference reads nil.
+    package static func enterBatch(_ box: WeakSchedulerBox) -> Saved {
+        let slot = self.slot
+        let saved = Saved(scheduler: slot.scheduler, weak: slot.weak)
+        slot.scheduler = nil
+        slot.weak = box
+        return saved
+    }
+
+    /// Restores what ``enterBatch(_:)`` replaced.
+    package static func leaveBatch(_ saved: Saved) {
+        let slot = self.slot
+        slot.scheduler = saved.scheduler
+        slot.weak = saved.weak
     }
 
     /// Sets the current scheduler and returns the previous one, for callers that set it once
@@ -83,4 +112,12 @@ package enum CurrentScheduler {
     package static func installMainQueueKey() {
         _ = mainQueueKey
     }
+}
+
+/// A weak reference to a scheduler, for the current-scheduler slot of a batch.
+// The reference is written once, before the box is used on the loop thread, and weak loads are
+// atomic in the runtime.
+package final class WeakSchedulerBox: @unchecked Sendable {
+    package weak var scheduler: (any Scheduler)?
+    package init() {}
 }

@@ -121,6 +121,6 @@ struct CrashTests {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = try! LoopSchedulerGroup(count: 0)
         }
-        Self.expectMessage(result, contains: "LoopSchedulerGroup.init(count:): count must be positive (got 0)")
+        Self.expectMessage(result, contains: "LoopSchedulerGroup.init(count:name:): count must be positive (got 0)")
     }
 }

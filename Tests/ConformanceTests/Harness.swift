@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing

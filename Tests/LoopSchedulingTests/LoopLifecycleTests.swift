@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import LoopScheduling
+import LoopSchedulingTestSupport
 
 @Suite("LoopScheduler lifecycle")
 struct LoopLifecycleTests {
@@ -87,7 +88,7 @@ struct LoopLifecycleTests {
             shutdownDone.signal()
         }
         // Give shutdown() time to begin, then release the loop.
-        #expect(eventually { !loop.core.accepting.load(ordering: .relaxed) })
+        #expect(eventually { loop.core.lifecycle.state != .open })
         gate.signal()
         shutdownDone.wait()
         #expect(log.withLock { $0 } == ["task"])

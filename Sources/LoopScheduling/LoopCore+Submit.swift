@@ -1,0 +1,70 @@
+import Scheduling
+
+/// Submitting work: one path for tasks, timers, cancellations and jobs, from any thread.
+extension LoopCore {
+    /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
+    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let entry = LoopWork(core: self, action: action)
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
+    func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// Releases a refused entry's closure and reports it disposed (rule 4.9: inert after shutdown).
+    private func refuse(_ entry: LoopWork) -> any Disposable {
+        _ = ActionLifecycle.dispose(entry.state)
+        entry.releaseAction()
+        return Disposables.disposed
+    }
+
+    /// The one submit-and-wake path.
+    ///
+    /// On the loop thread: a timer goes straight into the store, a task or job into the loop-local
+    /// queue (no lock, no wake-up; outside a batch the idle handle keeps the loop from blocking).
+    /// Elsewhere: the remote queue, waking the loop only when it goes from empty to non-empty. Work
+    /// is accepted while the lifecycle is `open`; jobs also while it is `draining`, since no task
+    /// may be stranded (DESIGN §8.2) — after that they go to the fallback executor.
+    @inline(__always)
+    func submit(_ item: LoopItem) -> Bool {
+        if isOnLoopThread {
+            guard accepts(item) else { return false }
+            if case .work(let entry) = item, entry.isTimer {
+                confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
+            } else {
+                confined.localItems.append(item)
+                if !confined.inBatch { handles.startIdle() }
+            }
+            return true
+        }
+        return remote.submit(item, if: { accepts(item) }, wake: { handles.wake() })
+    }
+
+    @inline(__always)
+    private func accepts(_ item: LoopItem) -> Bool {
+        if case .job = item {
+            let state = lifecycle.state
+            return state == .open || state == .draining
+        }
+        return lifecycle.isOpen
+    }
+
+    /// Called by an entry's `dispose()` when it won the entry away from `pending` (the closure is
+    /// already released): a timer leaves the store now on the loop thread, or in the loop's next
+    /// batch from another thread — never only at its deadline. Tasks stay queued, closure-less,
+    /// until the loop passes them.
+    func entryDisposed(_ work: LoopWork) {
+        guard work.isTimer else { return }
+        let timer = unsafeDowncast(work, to: LoopTimer.self)
+        if isOnLoopThread {
+            if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
+            return
+        }
+        // Refused once shutdown began: shutdown disposes every timer anyway.
+        _ = remote.submit(.cancelled(timer), if: { lifecycle.isOpen }, wake: { handles.wake() })
+    }
+}

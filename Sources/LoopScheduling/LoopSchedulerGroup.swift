@@ -1,0 +1,48 @@
+import Scheduling
+
+/// Several LoopSchedulers, each on its own thread, handed out round robin.
+public final class LoopSchedulerGroup: Sendable {
+    /// The schedulers, in the order ``next()`` hands them out.
+    public let schedulers: [LoopScheduler]
+    private let cursor = Cursor()
+
+    /// Starts `count` loops named `"<name>-<index>"`. A `count` below 1 stops the program with a
+    /// message naming it, in every build configuration.
+    ///
+    /// - Throws: ``LoopSchedulerError`` if a loop cannot be started; the loops started before it are
+    ///   shut down first (their threads joined), so nothing is left running.
+    public init(count: Int, name: String = "LoopGroup") throws {
+        if count < 1 {
+            fatalError("LoopSchedulerGroup.init(count:name:): count must be positive (got \(count))")
+        }
+        var started: [LoopScheduler] = []
+        do {
+            for index in 0..<count { started.append(try LoopScheduler(name: "\(name)-\(index)")) }
+        } catch {
+            for scheduler in started { scheduler.shutdown() }
+            throw error
+        }
+        schedulers = started
+    }
+
+    /// The next scheduler, round robin. Thread-safe.
+    public func next() -> LoopScheduler {
+        schedulers[cursor.next() % schedulers.count]
+    }
+
+    /// Shuts every loop down (see ``LoopScheduler/shutdown()``): begins all the shutdowns, so the
+    /// loops drain in parallel, then waits for each. Called on one of the group's loop threads (or
+    /// any loop's) it begins them all and returns without waiting, so two loops of a group that both
+    /// call it cannot deadlock.
+    public func shutdown() {
+        for scheduler in schedulers { scheduler.core.beginShutdown() }
+        for scheduler in schedulers { scheduler.shutdown() }
+    }
+
+    /// Shuts every loop down without blocking the calling task's thread (see
+    /// ``LoopScheduler/shutdown()-swift.method``).
+    public func shutdown() async {
+        for scheduler in schedulers { scheduler.core.beginShutdown() }
+        for scheduler in schedulers { await scheduler.shutdown() }
+    }
+}

@@ -1,0 +1,188 @@
+import Scheduling
+
+/// Every timer of one LoopScheduler and all the arithmetic about them: a loop-confined value,
+/// unit-tested without a loop (DESIGN §5.4, §5.7).
+///
+/// A timer's whole path, in order:
+///
+/// 1. **Schedule.** `LoopScheduler.schedule(after:)` computes the deadline with
+///    ``deadline(after:now:)`` from the monotonic clock read at the call (never libuv's cached loop
+///    time), and the entry reaches the loop thread (directly, or through the remote queue), where
+///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap.
+/// 2. **Wake.** Once per loop iteration (libuv's prepare callback, before the loop blocks) the core
+///    asks ``nextWake(monotonicNow:wallNow:)`` and arms its one driver (a timerfd, or a `uv_timer_t`)
+///    accordingly.
+/// 3. **Fire.** The driver's callback pops due timers with ``popDue(monotonicNow:limit:)`` and
+///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
+///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
+/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(log n)); from another
+///    thread the entry is handed to the loop, which removes it in its next batch — never only at
+///    its deadline. Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
+///
+/// - Complexity: insert, remove and pop are O(log n) on a 4-ary heap with the keys inline.
+struct LoopTimerStore {
+    /// Timers on the monotonic clock, and periodic timers once their first tick ran.
+    private(set) var monotonic = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
+    /// `at:` timers, in wall-clock nanoseconds since 1970, until they fire.
+    private(set) var wall = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
+    /// The next sequence number: ties between equal deadlines go to the earlier-scheduled timer.
+    private(set) var nextSequence: UInt64 = 0
+    /// The monotonic time the driver is armed for, or nil when it is not armed.
+    private(set) var armedDeadline: Int64?
+
+    /// How often a wall-clock wait is re-checked at least, in case a clock step went unnoticed
+    /// (the `uv_timer_t` driver has no cancel-on-set notification).
+    static let wallRecheck: Int64 = 1_000_000_000
+    /// How long nothing may be due before emptied heaps give memory back (see `giveBackMemory`).
+    static let quietPeriod: Int64 = 50_000_000
+
+    init() {}
+
+    var count: Int { monotonic.count + wall.count }
+    /// Slots the heaps hold allocated: for the memory tests.
+    var slotCapacity: Int { monotonic.storage.capacity + wall.storage.capacity }
+
+    // MARK: 1. Schedule
+
+    /// The deadline of a timer scheduled `delay` after `now`: negative delays mean now, huge ones
+    /// saturate at ``Nanoseconds/never`` (pending until disposed, never armed).
+    static func deadline(after delay: Duration, now: Int64) -> Int64 {
+        Nanoseconds.adding(now, Nanoseconds.delay(delay))
+    }
+
+    mutating func insert(_ timer: LoopTimer) {
+        timer.sequence = nextSequence
+        nextSequence &+= 1
+        if timer.isWall { wall.insert(timer) } else { monotonic.insert(timer) }
+    }
+
+    /// Removes a timer that is in a heap. Returns false if it was not (it already fired, or the
+    /// loop already removed it).
+    @discardableResult
+    mutating func remove(_ timer: LoopTimer) -> Bool {
+        guard timer.heapIndex >= 0 else { return false }
+        if timer.isWall { wall.remove(timer) } else { monotonic.remove(timer) }
+        return true
+    }
+
+    /// Empties both heaps (shutdown), leaving every slot at -1.
+    mutating func removeAll() -> [LoopTimer] {
+        monotonic.removeAll() + wall.removeAll()
+    }
+
+    // MARK: 2. Wake
+
+    /// What the driver should do before the loop blocks.
+    enum Wake: Equatable {
+        /// Nothing to arm: no timer, only saturated deadlines, or the armed wake-up serves.
+        case keep
+        /// A timer is already due: the loop must not block (the core starts its idle handle).
+        case runNow
+        /// Arm the driver to fire this many nanoseconds from now (at least 1).
+        case arm(in: Int64)
+    }
+
+    /// When the loop must wake next, and records the arming.
+    ///
+    /// Leeway is a coalescing allowance (Dispatch's meaning), never a postponement: a timer alone
+    /// wakes the loop at its deadline. Its leeway only lets that wake-up move to one that falls
+    /// within it anyway — the one already armed, or the next timer's deadline — so two wake-ups
+    /// become one. Cancelling the first timer does not disarm (a cancel-heavy server would pay a
+    /// syscall per cancel): the driver fires once for nothing and is re-armed then. Wall-clock
+    /// timers are converted to the monotonic clock and re-checked at least once a second.
+    mutating func nextWake(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Wake {
+        var target = Nanoseconds.never
+        var latest = Nanoseconds.never
+        if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {
+            target = first.deadline
+            latest = first.deadline
+            let leeway = monotonic.first!.leeway
+            if leeway > 0 {
+                latest = Nanoseconds.adding(first.deadline, leeway)
+                if let second = monotonic.secondDeadline, second <= latest { target = max(target, second) }
+            }
+        }
+        if let first = wall.firstKey, first.deadline != Nanoseconds.never {
+            let remaining = min(Nanoseconds.subtracting(first.deadline, wallNow()), Self.wallRecheck)
+            let converted = Nanoseconds.adding(monotonicNow, remaining)
+            target = min(target, converted)
+            latest = min(latest, converted)
+        }
+        guard target != Nanoseconds.never else { return .keep }
+        if target <= monotonicNow { return .runNow }
+        // An armed wake-up within the allowance serves this timer too.
+        if let armedDeadline, armedDeadline <= latest { return .keep }
+        armedDeadline = target
+        return .arm(in: target - monotonicNow)
+    }
+
+    /// The driver fired: nothing is armed any more.
+    mutating func driverFired() {
+        armedDeadline = nil
+    }
+
+    /// The wall clock was stepped: forget the arming so the next ``nextWake`` re-arms from the new
+    /// reading.
+    mutating func wallClockChanged() {
+        armedDeadline = nil
+    }
+
+    // MARK: 3. Fire
+
+    /// The first monotonic timer due at `monotonicNow` that was inserted before this pass began
+    /// (`limit`, from ``nextSequence`` at the start of the pass): a timer that keeps re-arming
+    /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
+    /// Returns it with its lateness.
+    mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
+        guard let key = monotonic.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
+        return (monotonic.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
+    }
+
+    /// The same for wall-clock timers, measured on the wall clock.
+    mutating func popDueWall(wallNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
+        guard let key = wall.firstKey, key.deadline <= wallNow, key.sequence < limit else { return nil }
+        return (wall.removeFirst()!, Nanoseconds.subtracting(wallNow, key.deadline))
+    }
+
+    var hasWallTimers: Bool { !wall.isEmpty }
+    var hasMonotonicTimers: Bool { !monotonic.isEmpty }
+
+    /// Before the first tick of an `at:` periodic timer that fired `wallLateness` after its date:
+    /// from here on its grid is monotonic. It stands at the latest grid point of its date not after
+    /// now (a date long past must not turn into a stream of past deadlines), and the points before
+    /// count as missed.
+    static func moveToMonotonicGrid(_ timer: PeriodicLoopTimer, wallLateness: Int64, monotonicNow: Int64) {
+        let interval = timer.grid.interval
+        timer.grid.origin = Nanoseconds.subtracting(monotonicNow, wallLateness % interval)
+        timer.tickIndex = 0
+        timer.missedTicks = Int(clamping: wallLateness / interval)
+        timer.isWall = false
+    }
+
+    /// After a tick that left the timer active: the next grid point after `monotonicNow`, skipping
+    /// the ones already past (counted for the next tick), back into the heap.
+    mutating func reinsertAfterTick(_ timer: PeriodicLoopTimer, monotonicNow: Int64) {
+        let next = timer.grid.next(after: timer.tickIndex, now: monotonicNow)
+        timer.tickIndex = next.index
+        timer.missedTicks = Int(clamping: next.skipped)
+        timer.deadline = next.deadline
+        insert(timer)
+    }
+
+    // MARK: 4. Memory
+
+    /// Shrinks sparse heaps, but only when no timer is due within ``quietPeriod``: freeing a big
+    /// array makes glibc consolidate every chunk freed since, a multi-millisecond stall after a
+    /// burst that must not land in front of a due timer. A heap emptied by cancelling (the common
+    /// case) shrinks in the very next iteration.
+    mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) {
+        var soonest = monotonic.firstKey?.deadline ?? .max
+        if let first = wall.firstKey {
+            let remaining = Nanoseconds.subtracting(first.deadline, wallNow())
+            soonest = min(soonest, Nanoseconds.adding(monotonicNow, remaining))
+        }
+        guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return }
+        monotonic.shrinkIfSparse()
+        wall.shrinkIfSparse()
+    }
+}
