@@ -113,7 +113,11 @@ final class UVHandles {
             ownsLoop = true
             do {
                 try faults.check(.loopInit)
-                try Self.check("uv_loop_init", uv_loop_init(loop))
+                let rc = uv_loop_init(loop)
+                if rc != 0 {
+                    Self.closeLeakedBackend(of: loop)
+                    throw Self.error("uv_loop_init", rc)
+                }
             } catch {
                 raw.deallocate()
                 throw error
@@ -198,6 +202,23 @@ final class UVHandles {
         let rc = uv_loop_close(loop)
         precondition(rc == 0, "uv_loop_close after a failed set-up failed: \(Self.message(rc))")
         UnsafeMutableRawPointer(loop).deallocate()
+    }
+
+    /// libuv 1.44 (Debian 12) leaves the epoll fd open when `uv_loop_init` fails after creating it
+    /// (its failure path calls `uv__platform_loop_delete`, which does not close `backend_fd`):
+    /// measured, one fd lost per failed init under `RLIMIT_NOFILE`. Close it if it is still an
+    /// epoll instance — the check keeps a fixed libuv, or a field never set, from closing
+    /// somebody else's fd.
+    private static func closeLeakedBackend(of loop: UnsafeMutablePointer<uv_loop_t>) {
+        #if os(Linux)
+        let fd = uv_backend_fd(loop)
+        guard fd > 2 else { return }
+        var target = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/self/fd/\(fd)", &target, target.count - 1)
+        guard length > 0 else { return }
+        let link = String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if link == "anon_inode:[eventpoll]" { Glibc.close(fd) }
+        #endif
     }
 
     // MARK: Cross-thread wake-up

@@ -180,4 +180,25 @@ struct LoopTimerTests {
         let lateness = try #require(oneShotLateness.withLock { $0 })
         #expect(lateness < 200_000_000, "the periodic timer's leeway delayed another timer by \(lateness) ns")
     }
+
+    @Test(
+        "Leeway is a coalescing allowance: a lone periodic timer ticks on its grid, also with a saturated leeway",
+        arguments: TimerDriverKind.all,
+        [Duration.milliseconds(50), .seconds(Int64.max) * 2]
+    )
+    func leewayNeverPostpones(driver: TimerDriverKind, leeway: Duration) throws {
+        let loop = try LoopScheduler(name: "coalesce", clock: SystemClock(), driver: driver)
+        defer { loop.shutdown() }
+        let ticks = Atomic<Int>(0)
+        let start = Nanoseconds.monotonicNow()
+        let ticker = loop.schedule(after: .milliseconds(10), repeatingEvery: .milliseconds(10), leeway: leeway) {
+            ticks.add(1, ordering: .relaxed)
+        }
+        defer { ticker.dispose() }
+        // 40 ticks take 0.4 s on the grid; postponed by a 50 ms leeway they would take 2 s, and a
+        // saturated leeway would never tick at all.
+        #expect(eventually(timeout: .seconds(10)) { ticks.load(ordering: .relaxed) >= 40 })
+        let elapsed = Nanoseconds.monotonicNow() - start
+        #expect(elapsed < 1_500_000_000, "40 ticks of a 10 ms timer took \(elapsed / 1_000_000) ms")
+    }
 }

@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+import LoopSchedulingTestSupport
+
+/// Shutdown by dropping the last reference, shutdown across loops, and adopting a loop from
+/// another thread (issue 7, defects 3 and 4 and the adopted-mode finding).
+@Suite("LoopScheduler shutdown")
+struct LoopShutdownTests {
+    @Test("Dropping the last reference while the loop is mid-batch waits: every accepted task runs")
+    func dropMidBatchWaits() throws {
+        let count = 100_000
+        let ran = Atomic<Int>(0)
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = DispatchSemaphore(value: 0)
+        var loop: LoopScheduler? = try LoopScheduler(name: "drop")
+        loop!.schedule {
+            blocked.signal()
+            gate.wait()
+        }
+        blocked.wait()  // the loop is inside a batch now, with the scheduler current
+        for _ in 0..<count { loop!.schedule { ran.add(1, ordering: .relaxed) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { gate.signal() }
+        loop = nil  // the last reference: deinit runs here and waits for the loop to close
+        let ranBeforeReturn = ran.load(ordering: .relaxed)
+        #expect(ranBeforeReturn == count, "dropping the last reference returned before accepted tasks ran")
+    }
+
+    @Test("Two loops shutting each other down from inside actions do not deadlock")
+    func mutualShutdown() throws {
+        let first = try LoopScheduler(name: "mutual-a")
+        let second = try LoopScheduler(name: "mutual-b")
+        let both = DispatchGroup()
+        for (loop, other) in [(first, second), (second, first)] {
+            both.enter()
+            loop.schedule {
+                other.shutdown()  // another loop's thread: begins and returns
+                both.leave()
+            }
+        }
+        #expect(both.wait(timeout: .now() + 30) == .success, "a loop blocked in another loop's shutdown")
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            first.shutdown()
+            second.shutdown()
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "shutdown from a plain thread did not finish")
+        #expect(first.schedule {}.isDisposed && second.schedule {}.isDisposed)
+    }
+
+    @Test("Two loops of one group both calling group.shutdown() from inside actions do not deadlock")
+    func groupShutdownFromItsLoops() throws {
+        let group = try LoopSchedulerGroup(count: 2, name: "selfstop")
+        let both = DispatchGroup()
+        for loop in group.schedulers {
+            both.enter()
+            loop.schedule {
+                group.shutdown()
+                both.leave()
+            }
+        }
+        #expect(both.wait(timeout: .now() + 30) == .success, "group.shutdown() on a loop thread blocked")
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            group.shutdown()  // a plain thread: waits for both to close and joins them
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(group.schedulers.allSatisfy { $0.core.lifecycle.state == .closed })
+    }
+
+    @Test("shutdown() async returns once the loop is closed, without blocking the caller's thread")
+    func asyncShutdown() async throws {
+        let loop = try LoopScheduler(name: "async-stop")
+        let ran = Atomic<Bool>(false)
+        let timer = loop.schedule(after: .seconds(30)) {}
+        loop.schedule { ran.store(true, ordering: .relaxed) }
+        await loop.shutdown()
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(didRun)
+        #expect(timer.isDisposed)
+        #expect(loop.core.lifecycle.state == .closed)
+        await loop.shutdown()  // idempotent
+    }
+
+    @Test("An adopted loop created and fed on another thread before its first iteration runs the work on the loop thread, in order")
+    func adoptedFromAnotherThread() throws {
+        guard let raw = HostUVLoop.make() else {
+            Issue.record("uv_loop_init failed")
+            return
+        }
+        let loopAddress = Int(bitPattern: raw)
+        // Made here, on the test's thread, which will never run the loop.
+        let scheduler = try LoopScheduler(adopting: raw)
+        let order = LockedValue<[Int]>([])
+        let threads = LockedValue<Set<UInt>>([])
+        let hostThread = LockedValue<UInt>(0)
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<1_000 {
+            scheduler.schedule {
+                order.withLock { $0.append(index) }
+                threads.withLock { _ = $0.insert(currentThreadID()) }
+                if index == 999 { done.signal() }
+            }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        let host = Thread {
+            let loop = UnsafeMutableRawPointer(bitPattern: loopAddress)!
+            hostThread.withLock { $0 = currentThreadID() }
+            HostUVLoop.run(loop)
+            #expect(HostUVLoop.close(loop) == 0)
+            finished.signal()
+        }
+        host.start()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(order.withLock { $0 } == Array(0..<1_000))
+        #expect(threads.withLock { $0 } == [hostThread.withLock { $0 }], "a task ran off the host's loop thread")
+        scheduler.shutdown()
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test("Loop-confined state reached off the loop thread stops the program in debug builds")
+    func confinementIsChecked() async {
+        #if DEBUG
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = try! LoopScheduler(name: "confined")
+            _ = loop.core.confined.timers.count
+        }
+        if let result {
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("loop-confined state of 'confined' reached off its loop thread"), "\(output)")
+        }
+        #endif
+    }
+
+    @Test("An impossible lifecycle transition stops the program naming it")
+    func impossibleTransition() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let lifecycle = LoopLifecycle()
+            lifecycle.started()
+            lifecycle.beginClosing()  // closing without draining first
+        }
+        if let result {
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("LoopLifecycle.beginClosing: impossible transition from open (expected draining)"), "\(output)")
+        }
+    }
+
+    @Test("The lifecycle moves only forward, and shutdown is idempotent")
+    func lifecycleTransitions() {
+        let lifecycle = LoopLifecycle()
+        var state = lifecycle.state
+        var open = lifecycle.isOpen
+        #expect(state == .starting && !open)
+        lifecycle.started()
+        open = lifecycle.isOpen
+        #expect(open)
+        let first = lifecycle.beginShutdown()
+        let second = lifecycle.beginShutdown()
+        #expect(first && !second)
+        state = lifecycle.state
+        #expect(state == .draining)
+        lifecycle.beginClosing()
+        let notified = Flag()
+        lifecycle.whenClosed { notified.set() }
+        #expect(!notified.isSet)
+        lifecycle.didClose()
+        #expect(notified.isSet)
+        lifecycle.waitUntilClosed()
+        let afterClose = lifecycle.beginShutdown()
+        state = lifecycle.state
+        #expect(!afterClose && state == .closed)
+    }
+}
+
+/// The calling pthread, as a number.
+func currentThreadID() -> UInt {
+    UInt(bitPattern: Int(bitPattern: pthread_self()))
+}
