@@ -36,6 +36,7 @@ extension LoopCore {
         case .arm(let nanoseconds): handles.arm(in: nanoseconds)
         }
         publishStatistics()
+        if let metricsDelegate { reportIteration(to: metricsDelegate, now: now) }
     }
 
     // MARK: Batches
@@ -53,6 +54,9 @@ extension LoopCore {
             return
         case .starting, .closing, .closed:
             return
+        }
+        if metricsDelegate != nil && confined.iteration.wakeMillis == nil {
+            confined.iteration.wakeMillis = handles.loopTimeMillis
         }
         if mode == .adopted {
             LoopThreadMarker.whileRunning { runBatch() }
@@ -177,7 +181,7 @@ extension LoopCore {
                 return
             }
             let action = timer.action.take()
-            confined.stats.recordFire(lateness: lateness)
+            recordFire(lateness: lateness)
             action?()
             return
         }
@@ -189,7 +193,7 @@ extension LoopCore {
         if let wallLateness {
             LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: monotonicNow())
         }
-        confined.stats.recordFire(lateness: lateness)
+        recordFire(lateness: lateness)
         periodic.tick?(periodic.missedTicks)
         if ActionLifecycle.endTick(periodic.state) {
             // Also when shutdown began during the tick: the final drain disposes it with the rest.
@@ -200,6 +204,15 @@ extension LoopCore {
     }
 
     // MARK: Statistics
+
+    @inline(__always)
+    private func recordFire(lateness: Int64) {
+        confined.stats.recordFire(lateness: lateness)
+        if metricsDelegate != nil {
+            confined.iteration.maxLateness = max(confined.iteration.maxLateness, lateness)
+            confined.iteration.totalLateness = Nanoseconds.adding(confined.iteration.totalLateness, lateness)
+        }
+    }
 
     func publishStatistics() {
         confined.stats.timersPending = confined.timers.count

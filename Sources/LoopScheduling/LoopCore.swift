@@ -27,6 +27,8 @@ struct LoopConfined {
     var batch: [LoopItem] = []
     var timers = LoopTimerStore()
     var stats = LocalStatistics()
+    /// Per-iteration counts for the metrics delegate; untouched without one.
+    var iteration = IterationCounters()
     /// Inside a batch of user work: a `shutdown()` from an action completes after the batch, and
     /// `schedule` from outside a batch (a host callback, `run`'s body) must start the idle handle.
     var inBatch = false
@@ -49,6 +51,8 @@ final class LoopCore: @unchecked Sendable {
     let remote = RemoteQueue()
     let published = PublishedStatistics()
     let thread: LoopThread?
+    /// Told about every loop iteration; nil costs nothing.
+    let metricsDelegate: (any LoopSchedulerMetricsDelegate)?
     /// The pthread running the loop, as a number; 0 until known (an adopted loop learns it at its
     /// first callback, so scheduling before that goes through the remote queue, locked).
     private let loopThreadID = Atomic<UInt>(0)
@@ -83,9 +87,11 @@ final class LoopCore: @unchecked Sendable {
         adopting loop: UnsafeMutableRawPointer?,
         clock: any ClockSource,
         driver: TimerDriverKind,
-        faults: LoopSetUpFaults
+        faults: LoopSetUpFaults,
+        metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
     ) throws {
         self.name = name
+        self.metricsDelegate = metricsDelegate
         self.mode = mode
         self.clock = clock
         self.usesSystemClock = clock is SystemClock

@@ -40,6 +40,20 @@ public final class LoopScheduler: DateScheduler {
         try self.init(name: name, mode: .ownThread, adopting: nil, clock: SystemClock(), driver: .preferred)
     }
 
+    /// Starts a loop on a new thread, reporting every loop iteration to `metricsDelegate` on the
+    /// loop thread (see ``LoopSchedulerMetricsDelegate``; the `LoopSchedulingMetrics` product turns
+    /// it into swift-metrics). Throws as ``init(name:)`` does.
+    public convenience init(name: String = "LoopScheduler", metricsDelegate: any LoopSchedulerMetricsDelegate) throws {
+        try self.init(
+            name: name,
+            mode: .ownThread,
+            adopting: nil,
+            clock: SystemClock(),
+            driver: .preferred,
+            metricsDelegate: metricsDelegate
+        )
+    }
+
     /// Puts the scheduler's handles on a host's running or not-yet-running `uv_loop_t`, which the
     /// host keeps running with `uv_run`.
     ///
@@ -91,9 +105,18 @@ public final class LoopScheduler: DateScheduler {
         adopting loop: UnsafeMutableRawPointer?,
         clock: any ClockSource,
         driver: TimerDriverKind,
-        faults: LoopSetUpFaults = .none
+        faults: LoopSetUpFaults = .none,
+        metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
     ) throws {
-        let core = try LoopCore(name: name, mode: mode, adopting: loop, clock: clock, driver: driver, faults: faults)
+        let core = try LoopCore(
+            name: name,
+            mode: mode,
+            adopting: loop,
+            clock: clock,
+            driver: driver,
+            faults: faults,
+            metricsDelegate: metricsDelegate
+        )
         self.name = name
         self.core = core
         core.scheduler = self

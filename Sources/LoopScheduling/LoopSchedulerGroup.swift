@@ -11,13 +11,27 @@ public final class LoopSchedulerGroup: Sendable {
     ///
     /// - Throws: ``LoopSchedulerError`` if a loop cannot be started; the loops started before it are
     ///   shut down first (their threads joined), so nothing is left running.
-    public init(count: Int, name: String = "LoopGroup") throws {
+    public convenience init(count: Int, name: String = "LoopGroup") throws {
+        try self.init(count: count, name: name, makeScheduler: { try LoopScheduler(name: $0) })
+    }
+
+    /// The same, every loop reporting its iterations to `metricsDelegate` (which tells them apart
+    /// by ``LoopIterationInfo/loopName``).
+    public convenience init(
+        count: Int,
+        name: String = "LoopGroup",
+        metricsDelegate: any LoopSchedulerMetricsDelegate
+    ) throws {
+        try self.init(count: count, name: name) { try LoopScheduler(name: $0, metricsDelegate: metricsDelegate) }
+    }
+
+    private init(count: Int, name: String, makeScheduler: (String) throws -> LoopScheduler) throws {
         if count < 1 {
             fatalError("LoopSchedulerGroup.init(count:name:): count must be positive (got \(count))")
         }
         var started: [LoopScheduler] = []
         do {
-            for index in 0..<count { started.append(try LoopScheduler(name: "\(name)-\(index)")) }
+            for index in 0..<count { started.append(try makeScheduler("\(name)-\(index)")) }
         } catch {
             for scheduler in started { scheduler.shutdown() }
             throw error

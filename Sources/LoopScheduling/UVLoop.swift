@@ -230,6 +230,9 @@ final class UVHandles {
         precondition(rc == 0, "uv_async_send failed: \(Self.message(rc))")
     }
 
+    /// libuv's cached loop time in milliseconds, refreshed when the poll returns: free to read.
+    var loopTimeMillis: UInt64 { uv_now(loop) }
+
     // MARK: Idle (keeps the loop from blocking while local work is pending)
 
     func startIdle() {

@@ -182,3 +182,39 @@ struct LoopShutdownTests {
 func currentThreadID() -> UInt {
     UInt(bitPattern: Int(bitPattern: pthread_self()))
 }
+
+/// Records what a metrics delegate is told.
+final class RecordingDelegate: LoopSchedulerMetricsDelegate {
+    let infos = LockedValue<[LoopIterationInfo]>([])
+    let offLoopCalls = Atomic<Int>(0)
+
+    func loopIterationDidEnd(_ info: LoopIterationInfo) {
+        if Schedulers.current != nil { offLoopCalls.add(1, ordering: .relaxed) }
+        infos.withLock { $0.append(info) }
+    }
+}
+
+@Suite("LoopScheduler metrics delegate")
+struct LoopMetricsDelegateTests {
+    @Test("The delegate hears every iteration: counts add up, time moves forward, sleep is measured")
+    func iterations() throws {
+        let delegate = RecordingDelegate()
+        let loop = try LoopScheduler(name: "metrics", metricsDelegate: delegate)
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<10 { loop.schedule {} }
+        for index in 0..<5 { loop.schedule(after: .milliseconds(2 * (index + 1))) { if index == 4 { done.signal() } } }
+        loop.schedule(after: .seconds(60)) {}.dispose()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        // Let one more iteration end after the last fire, then stop.
+        #expect(eventually { delegate.infos.withLock { $0.reduce(0) { $0 + $1.timersFired } } == 5 })
+        loop.shutdown()
+        let infos = delegate.infos.withLock { $0 }
+        #expect(infos.allSatisfy { $0.loopName == "metrics" })
+        #expect(infos.reduce(0) { $0 + $1.tasksRun } == 10)
+        #expect(infos.reduce(0) { $0 + $1.disposedBeforeRun } == 1)
+        #expect(zip(infos, infos.dropFirst()).allSatisfy { $1.end >= $0.end && $1.duration == $1.end - $0.end })
+        #expect(infos.contains { ($0.sleepTime ?? .zero) > .zero }, "the loop slept between the timers but no sleep was reported")
+        #expect(infos.allSatisfy { $0.maxLateness <= $0.totalLateness || $0.timersFired <= 1 })
+        #expect(delegate.offLoopCalls.load(ordering: .relaxed) == 0, "the delegate ran with a current scheduler")
+    }
+}
