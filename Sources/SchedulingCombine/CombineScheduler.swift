@@ -26,6 +26,10 @@ import Scheduling
 ///   their synchronization (as with Combine's own `DispatchQueue` scheduler), and this view only
 ///   carries them to the base scheduler.
 ///
+/// - The view holds `base` strongly, and OpenCombine's operators keep their scheduler in the
+///   actions they schedule: a pending timer keeps a loop alive (dropping it does not shut it down)
+///   until the timer fires or is cancelled, or ``LoopScheduling/LoopScheduler/shutdown()`` runs.
+///
 /// To use a scheduler held as `any DateScheduler`, open it in a generic function:
 /// `func view<S: DateScheduler>(_ s: S) -> CombineScheduler<S> { s.combine }`.
 public struct CombineScheduler<Base: DateScheduler>: OpenCombine.Scheduler, Sendable {
