@@ -11,10 +11,16 @@ let package = Package(
     products: [
         .library(name: "Scheduling", targets: ["Scheduling"]),
         .library(name: "LoopScheduling", targets: ["LoopScheduling"]),
+        .library(name: "SchedulingCombine", targets: ["SchedulingCombine"]),
+        .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The integrations only (DESIGN 9): `Scheduling` and `LoopScheduling` depend on none of these.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +32,19 @@ let package = Package(
         .target(name: "Scheduling", swiftSettings: strictSettings),
         .target(name: "LoopScheduling", dependencies: ["Scheduling", "CLibUV"], swiftSettings: strictSettings),
         .target(name: "CProcessStats"),
+        .target(
+            name: "SchedulingCombine",
+            dependencies: ["Scheduling", .product(name: "OpenCombine", package: "OpenCombine")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SchedulingServiceLifecycle",
+            dependencies: [
+                "Scheduling", "LoopScheduling",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "loopsched",
             dependencies: [
@@ -50,6 +69,23 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: ["Scheduling", "LoopScheduling", "LoopSchedulingTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SchedulingCombineTests",
+            dependencies: [
+                "SchedulingCombine", "Scheduling", "LoopScheduling",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SchedulingServiceLifecycleTests",
+            dependencies: [
+                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+import LoopScheduling
+import OpenCombine
+import Scheduling
+import SchedulingCombine
+import Testing
+
+// The README's OpenCombine example, verbatim between the `README:` markers, so CI proves it
+// compiles and runs. `print` is shadowed to record what the example prints.
+
+private let printed = LockedValue<[String]>([])
+private func print(_ items: Any...) {
+    printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
+}
+
+@Suite("README examples: OpenCombine")
+struct CombineReadmeExamples {
+    @Test("debounce on a loop, delay on virtual time")
+    func combine() throws {
+        // README: combine
+        let loop = try LoopScheduler(name: "search")
+        let keystrokes = PassthroughSubject<String, Never>()
+        let search = keystrokes
+            .debounce(for: .milliseconds(300), scheduler: loop.combine)
+            .sink { query in print("search:", query) }
+        keystrokes.send("sw")
+        keystrokes.send("swift")  // one search, for "swift", 300 ms after the last keystroke
+
+        // In tests, the same operators on virtual time: exact, and instant.
+        let test = TestScheduler()
+        let answer = Just(42).delay(for: .seconds(5), scheduler: test.combine).sink { print("got", $0) }
+        test.advance(by: .seconds(5))  // prints "got 42" now
+        // README: end
+        #expect(printed.withLock { $0.contains("got 42") })
+        let searched = eventually { printed.withLock { $0.contains("search: swift") } }
+        #expect(searched)
+        #expect(!printed.withLock { $0.contains("search: sw") })
+        search.cancel()
+        answer.cancel()
+        loop.shutdown()
+    }
+}
+
+/// Waits, without sleeping, until `condition` holds or 20 s pass.
+private func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + .seconds(20)
+    let bell = DispatchSemaphore(value: 0)
+    while !condition() {
+        if DispatchTime.now() >= deadline { return false }
+        _ = bell.wait(timeout: .now() + .milliseconds(2))
+    }
+    return true
+}

@@ -1,0 +1,46 @@
+import Dispatch
+import Foundation
+import OpenCombine
+import Scheduling
+import SchedulingCombine
+
+/// Moves a non-Sendable Combine object (a subject, a cancellable) into scheduled actions.
+// @unchecked: OpenCombine's subjects and subscriptions lock internally, and the tests touch each
+// one from one scheduler at a time (the TestScheduler's actions run on the test's own thread).
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// What a subscriber saw, with the time it saw it.
+final class Recorder<Value: Sendable>: Sendable {
+    private let events = LockedValue<[(at: Int64, value: Value)]>([])
+    private let bell = DispatchSemaphore(value: 0)
+
+    func append(_ value: Value, at nanoseconds: Int64) {
+        events.withLock { $0.append((nanoseconds, value)) }
+        bell.signal()
+    }
+
+    var values: [Value] { events.withLock { $0.map(\.value) } }
+    var times: [Int64] { events.withLock { $0.map(\.at) } }
+    var count: Int { events.withLock { $0.count } }
+
+    /// Waits until `count` events were recorded, or `timeout` passed.
+    func wait(for count: Int, timeout: Duration = .seconds(20)) -> Bool {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
+        while self.count < count {
+            if bell.wait(timeout: deadline) == .timedOut { return self.count >= count }
+        }
+        return true
+    }
+}
+
+/// A subscriber's completion, seen once.
+enum Outcome: Sendable, Equatable {
+    case finished
+    case failed(String)
+}
+
+/// Nanoseconds of seconds, for readable expectations.
+func ns(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) }

@@ -1,0 +1,119 @@
+import Foundation
+import LoopScheduling
+import Scheduling
+import ServiceLifecycle
+import Testing
+
+@testable import SchedulingServiceLifecycle
+
+/// LoopScheduler and LoopSchedulerGroup as services of a real `ServiceGroup`.
+@Suite("Loop services")
+struct LoopServiceTests {
+    /// After the service returned: new work refused, accepted work ran, timers disposed.
+    static func expectShutDown(_ probe: ShutdownProbe, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(refusesWork(probe.loop), "scheduling after run() returns an already-disposed disposable", sourceLocation: sourceLocation)
+        #expect(probe.ranAcceptedTask, "a task accepted before shutdown ran", sourceLocation: sourceLocation)
+        #expect(probe.disposedTimer, "a pending timer was disposed without running", sourceLocation: sourceLocation)
+    }
+
+    @Test("Graceful shutdown of the group shuts a LoopScheduler down")
+    func gracefulShutdownScheduler() async throws {
+        let loop = try LoopScheduler(name: "svc-graceful")
+        let probe = ShutdownProbe(loop)
+        let group = ServiceGroup(services: [loop], logger: quietLogger)
+        let running = Task { try await group.run() }
+        #expect(!refusesWork(loop), "the loop serves while its service runs")
+        await group.triggerGracefulShutdown()
+        try await running.value
+        Self.expectShutDown(probe)
+    }
+
+    @Test("Graceful shutdown of the group shuts every loop of a LoopSchedulerGroup down")
+    func gracefulShutdownGroup() async throws {
+        let loops = try LoopSchedulerGroup(count: 2, name: "svc-group")
+        let probes = loops.schedulers.map(ShutdownProbe.init)
+        let group = ServiceGroup(services: [loops], logger: quietLogger)
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        for probe in probes { Self.expectShutDown(probe) }
+    }
+
+    @Test("Cancelling the task that runs the group shuts the loops down")
+    func cancellation() async throws {
+        let loops = try LoopSchedulerGroup(count: 2, name: "svc-cancel")
+        let probes = loops.schedulers.map(ShutdownProbe.init)
+        let group = ServiceGroup(services: [loops], logger: quietLogger)
+        let running = Task { try await group.run() }
+        running.cancel()
+        _ = try? await running.value
+        for probe in probes { Self.expectShutDown(probe) }
+    }
+
+    @Test("A service beside the loops that fails ends the group, and the loops shut down")
+    func failingNeighbour() async throws {
+        let loop = try LoopScheduler(name: "svc-failing")
+        let probe = ShutdownProbe(loop)
+        let trigger = Signal()
+        let group = ServiceGroup(services: [loop, FailingService(trigger: trigger.wait)], logger: quietLogger)
+        let running = Task { try await group.run() }
+        #expect(!refusesWork(loop))
+        trigger.fire()
+        await #expect(throws: FailingService.Failure.self) { try await running.value }
+        Self.expectShutDown(probe)
+    }
+
+    @Test("Outside a service group, run() returns when its task is cancelled")
+    func cancellationWithoutGroup() async throws {
+        let loop = try LoopScheduler(name: "svc-bare")
+        let probe = ShutdownProbe(loop)
+        let running = Task { try await loop.run() }
+        #expect(!refusesWork(loop))
+        running.cancel()
+        try await running.value
+        Self.expectShutDown(probe)
+    }
+
+    @Test("A second run() throws, after the first returned")
+    func secondRunThrows() async throws {
+        let loop = try LoopScheduler(name: "svc-twice")
+        let loops = try LoopSchedulerGroup(count: 1, name: "svc-twice-group")
+        for service in [loop, loops] as [any Service] {
+            let first = Task { try await service.run() }
+            first.cancel()
+            try await first.value
+            await #expect(throws: ServiceAlreadyRunError.self) { try await service.run() }
+        }
+        let error = await #expect(throws: ServiceAlreadyRunError.self) { try await loop.run() }
+        #expect(error?.service == "LoopScheduler \"svc-twice\"")
+        #expect(error?.description.contains("svc-twice") == true)
+    }
+
+    @Test("Of two concurrent run() calls, one throws at once and the other runs")
+    func concurrentRuns() async throws {
+        let loop = try LoopScheduler(name: "svc-race")
+        let probe = ShutdownProbe(loop)
+        try await withThrowingTaskGroup(of: Void.self) { runs in
+            runs.addTask { try await loop.run() }
+            runs.addTask { try await loop.run() }
+            // The winner waits for cancellation; the loser is the first to finish.
+            await #expect(throws: ServiceAlreadyRunError.self) { try await runs.next() }
+            #expect(!refusesWork(loop), "the loser did not touch the loop")
+            runs.cancelAll()
+            try await runs.waitForAll()
+        }
+        Self.expectShutDown(probe)
+    }
+
+    @Test("The run table forgets dead objects, so it stays small")
+    func runTablePrunes() throws {
+        let table = ServiceRuns()
+        for _ in 0..<1000 {
+            let loop = try LoopSchedulerGroup(count: 1, name: "svc-prune")
+            try table.claim(loop, service: "group")
+            #expect(throws: ServiceAlreadyRunError.self) { try table.claim(loop, service: "group") }
+            loop.shutdown()
+        }
+        #expect(table.count <= 32)
+    }
+}

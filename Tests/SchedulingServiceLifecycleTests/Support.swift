@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import LoopScheduling
+import Logging
+import Scheduling
+import ServiceLifecycle
+
+/// A logger that writes nothing: `ServiceGroup` requires one; the test log stays readable.
+let quietLogger = Logger(label: "scheduling-service-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// Waits, without sleeping, until `condition` holds or `timeout` passes.
+@discardableResult
+func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
+    let bell = DispatchSemaphore(value: 0)
+    while !condition() {
+        if DispatchTime.now() >= deadline { return false }
+        _ = bell.wait(timeout: .now() + .milliseconds(2))
+    }
+    return true
+}
+
+/// Whether `loop` refuses new work, as it does once shutdown began.
+func refusesWork(_ loop: LoopScheduler) -> Bool {
+    loop.schedule {}.isDisposed
+}
+
+/// What a loop looked like when its service ended: probes armed before `run()`.
+final class ShutdownProbe: Sendable {
+    let loop: LoopScheduler
+    private let gate = DispatchSemaphore(value: 0)
+    private let acceptedRan = LockedValue(false)
+    private let timerRan = LockedValue(false)
+    private let timer: any Disposable
+
+    /// Blocks the loop, queues a task behind the block and arms a far timer. The block lifts once
+    /// shutdown has begun (the loop refuses new work), so the queued task is still waiting then:
+    /// a shutdown that dropped accepted work would be caught.
+    init(_ loop: LoopScheduler) {
+        self.loop = loop
+        let gate = self.gate
+        let acceptedRan = self.acceptedRan
+        let timerRan = self.timerRan
+        loop.schedule { gate.wait() }
+        loop.schedule { acceptedRan.withLock { $0 = true } }
+        timer = loop.schedule(after: .seconds(3600)) { timerRan.withLock { $0 = true } }
+        Thread.detachNewThread {
+            _ = eventually { refusesWork(loop) }
+            gate.signal()
+        }
+    }
+
+    /// The accepted task ran.
+    var ranAcceptedTask: Bool { acceptedRan.withLock { $0 } }
+    /// The pending timer was disposed and never ran.
+    var disposedTimer: Bool { timer.isDisposed && !timerRan.withLock { $0 } }
+}
+
+/// A service that fails once `trigger` is signalled.
+struct FailingService: Service {
+    struct Failure: Error, Equatable {}
+    let trigger: @Sendable () async -> Void
+
+    func run() async throws {
+        await trigger()
+        throw Failure()
+    }
+}
+
+/// A one-shot async signal.
+final class Signal: Sendable {
+    private let continuation: AsyncStream<Void>.Continuation
+    private let stream: AsyncStream<Void>
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func fire() { continuation.finish() }
+
+    func wait() async {
+        for await _ in stream {}
+    }
+}
