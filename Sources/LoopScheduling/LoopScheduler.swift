@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import Synchronization
 
 /// A serial ``DateScheduler`` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
 /// and wall-clock `at:`) and fixed-rate periodic timers, with the same contract as the Dispatch
@@ -30,6 +31,8 @@ public final class LoopScheduler: DateScheduler {
     /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
     public let name: String
     let core: LoopCore
+    /// Set by the first ``claimOnce()``.
+    private let claimed = Atomic<Bool>(false)
 
     /// Starts a loop on a new thread named after the scheduler.
     ///
@@ -291,6 +294,19 @@ public final class LoopScheduler: DateScheduler {
         }
         // The thread exits right after closing the loop: this join waits for nothing but that.
         core.thread?.join()
+    }
+
+    /// Integrations (a service's `run()`): claims the scheduler once; false if it was claimed before.
+    package func claimOnce() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Integrations: returns once the loop is closed, however its shutdown began, without blocking
+    /// a thread (also when it is closed already).
+    package func waitUntilClosed() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            core.lifecycle.whenClosed { done.resume() }
+        }
     }
 
     /// Tells the loop the wall clock was stepped, as the realtime timerfd does on Linux; for tests

@@ -1,10 +1,23 @@
 import Scheduling
+import Synchronization
 
 /// Several LoopSchedulers, each on its own thread, handed out round robin.
 public final class LoopSchedulerGroup: Sendable {
     /// The schedulers, in the order ``next()`` hands them out.
     public let schedulers: [LoopScheduler]
     private let cursor = Cursor()
+    /// Set by the first ``claimOnce()``.
+    private let claimed = Atomic<Bool>(false)
+
+    /// Integrations (a service's `run()`): claims the group once; false if it was claimed before.
+    package func claimOnce() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Integrations: returns once every loop of the group is closed.
+    package func waitUntilClosed() async {
+        for scheduler in schedulers { await scheduler.waitUntilClosed() }
+    }
 
     /// Starts `count` loops named `"<name>-<index>"`. A `count` below 1 stops the program with a
     /// message naming it, in every build configuration.
