@@ -55,6 +55,9 @@ final class RemoteQueue: Sendable {
         state.withLock { state in body(&state.wakePending, state.items.isEmpty) }
     }
 
+    /// Items waiting: for tests.
+    var count: Int { state.withLock { $0.items.count } }
+
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
     /// two buffers alternate and steady-state submission does not allocate).
     @inline(__always)

@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+/// An actor that lives on a loop.
+actor LoopBound {
+    let loop: LoopScheduler
+    var calls = 0
+
+    init(loop: LoopScheduler) { self.loop = loop }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    func call() -> (onLoop: Bool, current: Bool) {
+        calls += 1
+        return (loop.core.isOnLoopThread, Schedulers.current === loop)
+    }
+
+    func bump() { calls += 1 }
+
+    func log(_ entry: String, into order: LockedValue<[String]>) { order.withLock { $0.append(entry) } }
+}
+
+/// Counts the jobs a loop is handed, to check one `enqueue` per trivial task.
+final class CountingExecutor: TaskExecutor, SerialExecutor {
+    let loop: LoopScheduler
+    let enqueued = Atomic<Int>(0)
+
+    init(loop: LoopScheduler) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        enqueued.add(1, ordering: .relaxed)
+        loop.enqueue(job)
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+}
+
+@Suite("LoopScheduler as an executor")
+struct LoopExecutorTests {
+    @Test("An actor pinned to the loop runs its methods on the loop thread with the loop current")
+    func actorOnLoop() async throws {
+        let loop = try LoopScheduler(name: "actor")
+        let bound = LoopBound(loop: loop)
+        for _ in 0..<100 {
+            let (onLoop, current) = await bound.call()
+            #expect(onLoop && current)
+        }
+        #expect(await bound.calls == 100)
+        await loop.shutdown()
+    }
+
+    @Test("Task(executorPreference:) runs nonisolated code on the loop, and a trivial task costs one enqueue")
+    func taskPreference() async throws {
+        let loop = try LoopScheduler(name: "preference")
+        let counting = CountingExecutor(loop: loop)
+        let onLoop = await Task(executorPreference: counting) {
+            loop.core.isOnLoopThread && Schedulers.current === loop
+        }.value
+        #expect(onLoop)
+        let before = counting.enqueued.load(ordering: .relaxed)
+        await Task(executorPreference: counting) {}.value
+        let after = counting.enqueued.load(ordering: .relaxed)
+        #expect(after - before == 1, "a trivial task was enqueued \(after - before) times")
+        await loop.shutdown()
+    }
+
+    @Test("Jobs and schedule(_:) share one FIFO")
+    func fifoWithSchedule() async throws {
+        let loop = try LoopScheduler(name: "fifo-jobs")
+        let bound = LoopBound(loop: loop)
+        let order = LockedValue<[String]>([])
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = DispatchSemaphore(value: 0)
+        loop.schedule {  // hold the loop so everything below queues up
+            blocked.signal()
+            gate.wait()
+        }
+        blocked.wait()
+        loop.schedule { order.withLock { $0.append("task 1") } }
+        let job = Task { await bound.log("job", into: order) }
+        // The job is queued once the task reached the actor's executor: wait for that, not a sleep.
+        #expect(eventually { loop.core.remote.count == 2 })
+        loop.schedule { order.withLock { $0.append("task 2") } }
+        gate.signal()
+        await job.value
+        #expect(eventually { order.withLock { $0.count } == 3 })
+        #expect(order.withLock { $0 } == ["task 1", "job", "task 2"])
+        await loop.shutdown()
+    }
+
+    @Test("assumeIsolated works inside a plain action of the loop; isIsolatingCurrentContext is false elsewhere")
+    func isolationChecks() async throws {
+        let loop = try LoopScheduler(name: "isolated")
+        let bound = LoopBound(loop: loop)
+        let done = DispatchSemaphore(value: 0)
+        let inside = LockedValue<Bool?>(nil)
+        loop.schedule {
+            bound.assumeIsolated { $0.calls += 1 }
+            inside.withLock { $0 = loop.isIsolatingCurrentContext() }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(inside.withLock { $0 } == true)
+        #expect(loop.isIsolatingCurrentContext() == false)
+        #expect(await bound.calls == 1)
+        await loop.shutdown()
+    }
+
+    @Test("checkIsolated off the loop stops the program naming the loop")
+    func checkIsolatedCrash() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = try! LoopScheduler(name: "elsewhere")
+            loop.checkIsolated()
+        }
+        if let result {
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("LoopScheduler.checkIsolated(): not running on the loop 'elsewhere'"), "\(output)")
+        }
+    }
+
+    @Test("No task is stranded: jobs after the loop closed run on the fallback queue, in order, with no current scheduler")
+    func noTaskStranded() async throws {
+        let loop = try LoopScheduler(name: "stranded")
+        let bound = LoopBound(loop: loop)
+        await bound.bump()
+        await loop.shutdown()
+        for _ in 0..<100 { await bound.bump() }
+        #expect(await bound.calls == 101)
+        let current = await Task(executorPreference: loop) { Schedulers.current == nil && loop.isIsolatingCurrentContext() == true }.value
+        #expect(current)
+    }
+}
