@@ -24,6 +24,9 @@ class LoopWork: Disposable, @unchecked Sendable {
     final let isPeriodic: Bool
     /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire).
     final var isWall: Bool
+    /// A timer's slot in the timer store's heap, or -1; here rather than in `LoopTimer` so it
+    /// fills padding instead of growing the timer to the next allocator size class. Loop-confined.
+    @exclusivity(unchecked) final var slot: Int32 = -1
 
     init(
         core: LoopCore?,
@@ -54,13 +57,17 @@ class LoopWork: Disposable, @unchecked Sendable {
     }
 }
 
-/// A one-shot timer: a task with a deadline and a slot in one of the loop's heaps (80 bytes).
-class LoopTimer: LoopWork, IndexedHeapEntry, @unchecked Sendable {
-    // Loop-confined once published. Final, so the heap reaches them without the vtable.
+/// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
+/// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
+class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
+    // Loop-confined once published. Final, so the heap reaches it without the vtable.
     /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`.
     @exclusivity(unchecked) final var deadline: Int64
-    @exclusivity(unchecked) final var sequence: UInt64 = 0
-    @exclusivity(unchecked) final var heapIndex = -1
+
+    final var heapIndex: Int {
+        @inline(__always) get { Int(slot) }
+        @inline(__always) set { slot = Int32(truncatingIfNeeded: newValue) }
+    }
 
     init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.deadline = deadline

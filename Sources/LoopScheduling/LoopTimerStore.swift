@@ -51,9 +51,13 @@ struct LoopTimerStore {
     }
 
     mutating func insert(_ timer: LoopTimer) {
-        timer.sequence = nextSequence
+        let sequence = nextSequence
         nextSequence &+= 1
-        if timer.isWall { wall.insert(timer) } else { monotonic.insert(timer) }
+        if timer.isWall {
+            wall.insert(timer, sequence: sequence)
+        } else {
+            monotonic.insert(timer, sequence: sequence)
+        }
     }
 
     /// Removes a timer that is in a heap. Returns false if it was not (it already fired, or the

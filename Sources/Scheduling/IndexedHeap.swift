@@ -1,13 +1,19 @@
-/// An entry of an ``IndexedHeap``: ordered by `(deadline, sequence)` and told its slot, so it can
-/// be removed in O(log n) without a search.
+/// An entry of an ``IndexedHeap``: told its slot, so it can be removed in O(log n) without a
+/// search. Its sequence number lives in the heap's node only (``IndexedHeap/insert(_:sequence:)``),
+/// which keeps a small entry small.
 @usableFromInline
-package protocol IndexedHeapEntry: AnyObject {
+package protocol HeapSlotEntry: AnyObject {
     /// When the entry is due. Must not change while the entry is in a heap.
     var deadline: Int64 { get }
-    /// Ties between equal deadlines break by this, in increasing order (scheduling order).
-    var sequence: UInt64 { get }
     /// The entry's slot in the heap, or -1 when it is not in one. Only the heap writes it.
     var heapIndex: Int { get set }
+}
+
+/// A heap entry that carries its own sequence number, for ``IndexedHeap/insert(_:)``.
+@usableFromInline
+package protocol IndexedHeapEntry: HeapSlotEntry {
+    /// Ties between equal deadlines break by this, in increasing order (scheduling order).
+    var sequence: UInt64 { get }
 }
 
 /// A 4-ary min-heap of class entries ordered by `(deadline, sequence)`, each entry knowing its
@@ -27,7 +33,7 @@ package protocol IndexedHeapEntry: AnyObject {
 ///
 /// - Complexity: `insert`, `removeFirst` and `remove(_:)` are O(log n); `first` is O(1).
 @usableFromInline
-package struct IndexedHeap<Entry: IndexedHeapEntry> {
+package struct IndexedHeap<Entry: HeapSlotEntry> {
     @usableFromInline
     package struct Node {
         @usableFromInline var deadline: Int64
@@ -35,9 +41,9 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
         /// Retained by the heap while the node is in it.
         @usableFromInline var reference: Unmanaged<Entry>
 
-        @inlinable init(_ entry: Entry) {
+        @inlinable init(_ entry: Entry, sequence: UInt64) {
             deadline = entry.deadline
-            sequence = entry.sequence
+            self.sequence = sequence
             reference = Unmanaged.passRetained(entry)
         }
 
@@ -75,12 +81,13 @@ package struct IndexedHeap<Entry: IndexedHeapEntry> {
         a.deadline < b.deadline || (a.deadline == b.deadline && a.sequence < b.sequence)
     }
 
-    @inlinable package mutating func insert(_ entry: Entry) {
+    /// Inserts `entry`, ordered by its deadline and then by `sequence`.
+    @inlinable package mutating func insert(_ entry: Entry, sequence: UInt64) {
         precondition(
             entry.heapIndex < 0,
             "IndexedHeap.insert: the entry is already in a heap (slot \(entry.heapIndex))"
         )
-        storage.append(Node(entry))
+        storage.append(Node(entry, sequence: sequence))
         siftUp(storage.count - 1)
         checkInvariants()
     }
@@ -206,6 +213,13 @@ extension IndexedHeap {
         var smallest = storage[1].deadline
         for index in 2..<Swift.min(5, storage.count) { smallest = Swift.min(smallest, storage[index].deadline) }
         return smallest
+    }
+}
+
+extension IndexedHeap where Entry: IndexedHeapEntry {
+    /// Inserts `entry`, ordered by `(deadline, sequence)`.
+    @inlinable package mutating func insert(_ entry: Entry) {
+        insert(entry, sequence: entry.sequence)
     }
 }
 

@@ -1,6 +1,10 @@
 import Scheduling
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @testable import LoopScheduling
 
 /// The timer store without a loop: ordering, cancellation, waking, periodic re-arming and memory.
@@ -212,5 +216,24 @@ struct LoopTimerStoreTests {
         #expect(LoopTimerStore.deadline(after: Duration(secondsComponent: .max, attosecondsComponent: .max), now: 5) == .max)
         #expect(LoopTimerStore.deadline(after: .seconds(-10), now: 5) == 5)
         #expect(LoopTimerStore.deadline(after: .nanoseconds(1), now: .max - 1) == .max)
+    }
+
+    @Test("Entries fit their allocator size classes: a task and a one-shot timer take 64-byte chunks")
+    func entrySizes() {
+        #if canImport(Glibc)
+        typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size") else {
+            Issue.record("malloc_usable_size not found")
+            return
+        }
+        let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
+        let task = LoopWork(core: nil, action: {})
+        let oneShot = timer(0)
+        // glibc's usable size of a 64-byte chunk is 56 bytes.
+        let taskSize = usableSize(Unmanaged.passUnretained(task).toOpaque())
+        let timerSize = usableSize(Unmanaged.passUnretained(oneShot).toOpaque())
+        #expect(taskSize <= 56, "a task entry takes \(taskSize) usable bytes")
+        #expect(timerSize <= 56, "a timer entry takes \(timerSize) usable bytes")
+        #endif
     }
 }
