@@ -111,7 +111,7 @@ extension LoopCore {
                 runJob(job)
             }
         }
-        items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        recycle(&items)
         confined.batch = items
         return didWork
     }
@@ -129,7 +129,7 @@ extension LoopCore {
             case .cancelled: preconditionFailure("LoopCore.runLocalItems: a cancellation in the loop-local queue")
             }
         }
-        items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        recycle(&items)
         confined.spareItems = items
         return true
     }
@@ -157,15 +157,17 @@ extension LoopCore {
         var fired = false
         if confined.timers.hasMonotonicTimers {
             let now = monotonicNow()
-            while lifecycle.isOpen, let due = confined.timers.popDue(monotonicNow: now, limit: limit) {
+            while lifecycle.isOpen, var due = confined.timers.popDue(monotonicNow: now, limit: limit) {
                 fire(due.timer, lateness: due.lateness, wallLateness: nil)
+                recycle(&due.timer)
                 fired = true
             }
         }
         if confined.timers.hasWallTimers {
             let now = wallNow()
-            while lifecycle.isOpen, let due = confined.timers.popDueWall(wallNow: now, limit: limit) {
+            while lifecycle.isOpen, var due = confined.timers.popDueWall(wallNow: now, limit: limit) {
                 fire(due.timer, lateness: due.lateness, wallLateness: due.lateness)
+                recycle(&due.timer)
                 fired = true
             }
         }
@@ -201,6 +203,41 @@ extension LoopCore {
         } else {
             periodic.releaseAction()
         }
+    }
+
+    // MARK: Recycling
+
+    /// Empties a processed queue buffer, keeping the task entries only the loop still holds.
+    @inline(__always)
+    func recycle(_ items: inout [LoopItem]) {
+        while let item = items.popLast() {
+            guard case .work(var entry) = consume item, !entry.isTimer,
+                confined.spareTasks.count < Self.recycleLimit,
+                Self.isOnlyReference(&entry)
+            else { continue }
+            // Its run ended (or it was disposed): nobody else can see it any more.
+            entry.state.store(ActionLifecycle.pending, ordering: .relaxed)
+            confined.spareTasks.append(entry)
+        }
+        if items.capacity > 65_536 { items = [] }
+    }
+
+    /// Whether `entry` is referenced by nothing but `entry`: no other strong reference, and no weak
+    /// or unowned one either (the runtime counts 1 of each for a live object) — a user's `weak var`
+    /// disposable must become nil, never come back disposing a stranger's action after reuse.
+    @inline(__always)
+    static func isOnlyReference<Entry: LoopWork>(_ entry: inout Entry) -> Bool {
+        isKnownUniquelyReferenced(&entry) && _getWeakRetainCount(entry) == 1 && _getUnownedRetainCount(entry) == 1
+    }
+
+    /// Keeps a fired one-shot timer that only the loop still holds.
+    @inline(__always)
+    func recycle(_ timer: inout LoopTimer) {
+        guard !timer.isPeriodic, confined.spareTimers.count < Self.recycleLimit,
+            Self.isOnlyReference(&timer)
+        else { return }
+        timer.state.store(ActionLifecycle.pending, ordering: .relaxed)
+        confined.spareTimers.append(timer)
     }
 
     // MARK: Statistics

@@ -4,9 +4,27 @@ import Scheduling
 extension LoopCore {
     /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
     func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let entry = LoopWork(core: self, action: action)
+        let entry: LoopWork
+        if isOnLoopThread, let spare = confined.spareTasks.popLast() {
+            spare.action = action
+            entry = spare
+        } else {
+            entry = LoopWork(core: self, action: action)
+        }
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
+    }
+
+    /// A one-shot timer entry: a recycled one on the loop thread when there is one.
+    @inline(__always)
+    func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+        if isOnLoopThread, let spare = confined.spareTimers.popLast() {
+            spare.deadline = deadline
+            spare.isWall = isWall
+            spare.action = action
+            return spare
+        }
+        return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: action)
     }
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.

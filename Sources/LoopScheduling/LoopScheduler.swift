@@ -172,7 +172,7 @@ public final class LoopScheduler: DateScheduler {
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
-        return core.scheduleTimer(LoopTimer(core: core, deadline: deadline, isWall: false, action: action))
+        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: false, action: action))
     }
 
     /// Schedules `action` no earlier than the wall clock reaching `date`, also when the clock is
@@ -183,7 +183,7 @@ public final class LoopScheduler: DateScheduler {
     public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:)")
         let deadline = Nanoseconds.sinceEpoch(date)
-        return core.scheduleTimer(LoopTimer(core: core, deadline: deadline, isWall: true, action: action))
+        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: action))
     }
 
     /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``. A sub-millisecond interval
