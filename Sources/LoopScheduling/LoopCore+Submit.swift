@@ -9,7 +9,7 @@ extension LoopCore {
             spare.action = action
             entry = spare
         } else {
-            entry = LoopWork(core: self, action: action)
+            entry = LoopWork(action: action)
         }
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
@@ -71,13 +71,11 @@ extension LoopCore {
         return lifecycle.isOpen
     }
 
-    /// Called by an entry's `dispose()` when it won the entry away from `pending` (the closure is
-    /// already released): a timer leaves the store now on the loop thread, or in the loop's next
-    /// batch from another thread — never only at its deadline. Tasks stay queued, closure-less,
-    /// until the loop passes them.
-    func entryDisposed(_ work: LoopWork) {
-        guard work.isTimer else { return }
-        let timer = unsafeDowncast(work, to: LoopTimer.self)
+    /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is
+    /// already released): the timer leaves the store now on the loop thread, or in the loop's next
+    /// batch from another thread — never only at its deadline. (Disposed tasks stay queued,
+    /// closure-less, until the loop passes them.)
+    func timerDisposed(_ timer: LoopTimer) {
         if isOnLoopThread {
             if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
             return

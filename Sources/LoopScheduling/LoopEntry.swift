@@ -2,16 +2,15 @@ import Scheduling
 import Synchronization
 
 /// One scheduled task of a LoopScheduler: the queue entry and the returned disposable in one
-/// object, so one allocation besides the closure's context (48 bytes with the allocator's header).
+/// object, so one allocation besides the closure's context (40 bytes: a 48-byte allocator chunk).
+/// A task does not point at its loop: disposing one needs no loop (the loop skips it when it gets
+/// there), which spares every task a retain and a release of the engine.
 ///
 /// Thread rules: `state` is atomic; `action` belongs to whoever wins a transition out of
 /// `pending` (see `ActionLifecycle`); everything else is written before the entry is published and
 /// read-only afterwards, except a timer's heap fields, which are loop-confined.
 // Safe as described above: the atomic state machine decides every cross-thread access.
 class LoopWork: Disposable, @unchecked Sendable {
-    /// The engine to tell when the entry is disposed; nil only for entries made by the timer
-    /// store's unit tests, which have no loop.
-    let core: LoopCore?
     // Guarded by `state` (one owner at a time), so the runtime exclusivity check is redundant.
     @exclusivity(unchecked) final var action: (@Sendable () -> Void)?
     let state = Atomic<UInt8>(ActionLifecycle.pending)
@@ -29,13 +28,11 @@ class LoopWork: Disposable, @unchecked Sendable {
     @exclusivity(unchecked) final var slot: Int32 = -1
 
     init(
-        core: LoopCore?,
         action: (@Sendable () -> Void)?,
         isTimer: Bool = false,
         isPeriodic: Bool = false,
         isWall: Bool = false
     ) {
-        self.core = core
         self.action = action
         self.isTimer = isTimer
         self.isPeriodic = isPeriodic
@@ -47,7 +44,10 @@ class LoopWork: Disposable, @unchecked Sendable {
     final func dispose() {
         if ActionLifecycle.dispose(state) == .wasPending {
             releaseAction()
-            core?.entryDisposed(self)
+            if isTimer {
+                let timer = unsafeDowncast(self, to: LoopTimer.self)
+                timer.core?.timerDisposed(timer)
+            }
         }
     }
 
@@ -60,6 +60,9 @@ class LoopWork: Disposable, @unchecked Sendable {
 /// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
 class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
+    /// The engine to tell when the timer is disposed, so its slot is freed at once rather than at
+    /// its deadline; nil only for entries made by the timer store's unit tests, which have no loop.
+    final let core: LoopCore?
     // Loop-confined once published. Final, so the heap reaches it without the vtable.
     /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`.
     @exclusivity(unchecked) final var deadline: Int64
@@ -70,8 +73,9 @@ class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
     }
 
     init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
+        self.core = core
         self.deadline = deadline
-        super.init(core: core, action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
+        super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
     }
 
     /// How late a tick may start, for coalescing wake-ups. One-shot timers have none.
