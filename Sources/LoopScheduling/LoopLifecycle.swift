@@ -118,8 +118,8 @@ struct LoopLifecycle: ~Copyable {
 }
 
 /// A one-shot event: threads block on it, callbacks wait for it, and firing it releases both.
+// `fired` and `waiters` are only touched with `condition` locked.
 private final class ClosedEvent: @unchecked Sendable {
-    // `fired` and `waiters` are guarded by `condition`.
     private let condition = NSCondition()
     private var fired = false
     private var waiters: [@Sendable () -> Void] = []
