@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The lock-free state machine of one scheduled action, shared by every scheduler's entry type
-/// (the Dispatch schedulers' ``ScheduledAction`` and the loop engine's timer entries).
+/// (the Dispatch schedulers' ``ScheduledAction`` and ``QueueTimer``, and the loop engine's
+/// timer entries).
 ///
 /// ```
 ///  pending ──claimRun──▶ finished ──dispose──▶ disposed
@@ -91,68 +92,32 @@ package enum ActionLifecycle {
     }
 }
 
-/// A scheduled action that is also its own disposable: the one object the Dispatch-backed
-/// schedulers allocate per action besides the closure's context.
+/// A scheduled task that is also its own disposable: the one object the Dispatch-backed schedulers
+/// allocate per task besides the closure's context (their timers are ``QueueTimer``s).
 ///
-/// Dispatch holds only this entry; disposing releases the closure at once, so a cancelled timer
-/// 30 s out keeps a few dozen bytes alive until its deadline instead of everything it captured.
+/// Dispatch holds only this entry; disposing releases the closure at once, so a disposed task
+/// keeps a few dozen bytes alive until Dispatch gets to it instead of everything it captured.
 package final class ScheduledAction: Disposable {
     private let state = Atomic<UInt8>(ActionLifecycle.pending)
     // Guarded by `state`: only the winner of a transition out of `pending` touches it (see
-    // ActionLifecycle), and the periodic runner between `claimTick` and `endTick`.
+    // ActionLifecycle).
     nonisolated(unsafe) private var action: (@Sendable () -> Void)?
-    // Written once before the entry is shared; read and cleared by the winner of `dispose`.
-    nonisolated(unsafe) private var onDispose: (@Sendable () -> Void)?
 
     package init(_ action: @escaping @Sendable () -> Void) {
         self.action = action
     }
 
-    /// Sets what `dispose()` does besides releasing the closure (cancel a Dispatch source).
-    /// Call before the entry is shared with another thread.
-    package func setOnDispose(_ onDispose: @escaping @Sendable () -> Void) {
-        self.onDispose = onDispose
-    }
-
     package var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
     package func dispose() {
-        switch ActionLifecycle.dispose(state) {
-        case .wasPending:
-            action = nil
-            fireOnDispose()
-        case .wasRunning:
-            fireOnDispose()
-        case .nothingToDo:
-            return
-        }
-    }
-
-    private func fireOnDispose() {
-        guard let onDispose else { return }
-        self.onDispose = nil
-        onDispose()
+        guard ActionLifecycle.dispose(state) == .wasPending else { return }
+        action = nil
     }
 
     /// Runs the action once as `scheduler`'s action, unless it was disposed first.
     package func runOnce(as scheduler: any Scheduler) {
         guard ActionLifecycle.claimRun(state) else { return }
         let action = self.action.take()
-        onDispose = nil
         if let action { CurrentScheduler.withCurrent(scheduler, action) }
-    }
-
-    /// Runs one periodic tick as `scheduler`'s action, unless it was disposed first.
-    ///
-    /// - Returns: whether the timer is still active after the tick.
-    @discardableResult
-    package func runTick(as scheduler: any Scheduler) -> Bool {
-        guard ActionLifecycle.claimTick(state) else { return false }
-        if let action { CurrentScheduler.withCurrent(scheduler, action) }
-        guard ActionLifecycle.endTick(state) else {
-            action = nil
-            return false
-        }
-        return true
     }
 }

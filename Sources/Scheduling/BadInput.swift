@@ -2,19 +2,20 @@ import Foundation
 
 /// Programmer-error checks with messages that name the method, the parameter label and the value,
 /// such as `QueueScheduler.schedule(after:repeatingEvery:leeway:): repeatingEvery must be positive
-/// (got 0.0 seconds)`. They stop the program in every build configuration.
+/// (got 0.0 seconds)`. They stop the program in every build configuration (`fatalError`, which
+/// `-O` keeps, unlike `precondition`'s message). The method name is only built on failure.
 package enum BadInput {
     /// Stops the program if `date` is not finite; returns it otherwise.
     package static func checkDate(
         _ date: Date,
-        method: String,
+        method: @autoclosure () -> String,
         parameter: String = "at",
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
         let seconds = date.timeIntervalSinceReferenceDate
         if !seconds.isFinite {
-            fatalError("\(method): \(parameter) must be a finite date (got \(seconds))", file: file, line: line)
+            fatalError("\(method()): \(parameter) must be a finite date (got \(seconds))", file: file, line: line)
         }
     }
 
@@ -22,15 +23,15 @@ package enum BadInput {
     package static func checkPeriod(
         _ interval: Duration,
         leeway: Duration,
-        method: String,
+        method: @autoclosure () -> String,
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
         if interval <= .zero {
-            fatalError("\(method): repeatingEvery must be positive (got \(interval))", file: file, line: line)
+            fatalError("\(method()): repeatingEvery must be positive (got \(interval))", file: file, line: line)
         }
         if leeway < .zero {
-            fatalError("\(method): leeway must not be negative (got \(leeway))", file: file, line: line)
+            fatalError("\(method()): leeway must not be negative (got \(leeway))", file: file, line: line)
         }
     }
 }

@@ -1,16 +1,22 @@
 import Dispatch
 import Foundation
-import Synchronization
 
-/// The one-shot timers of a Dispatch-backed scheduler: its own heap ordered by
-/// `(deadline, scheduling order)`, woken by one `DispatchSourceTimer` per clock.
+/// The timers of a Dispatch-backed scheduler, one-shot and periodic: its own heaps ordered by
+/// `(deadline, scheduling order)`, one per clock, each woken by one `DispatchSourceTimer`.
 ///
 /// Dispatch's own `asyncAfter` does not start equal deadlines in the order they were scheduled
 /// (its timers coalesce by leeway), and it keeps a cancelled block until its deadline. Here equal
-/// deadlines keep their order, disposing removes the entry from the heap and releases its closure
-/// at once, and the sources fire with zero leeway. Each fire re-reads the clocks and only runs
-/// what is due, so an early wake-up from Dispatch never starts a timer early.
-final class DispatchTimerQueue: Sendable {
+/// deadlines keep their order, one-shot and periodic alike (rule 4.3); disposing removes the
+/// entry from the heap and releases its closure at once; and the sources fire with zero leeway.
+/// Each fire re-reads the clocks and only runs what is due, so an early wake-up from Dispatch
+/// never starts a timer early.
+///
+/// A periodic timer is one heap entry, re-inserted after each tick with the next deadline of its
+/// ``PeriodicGrid`` (missed grid points are skipped, never run back to back), as the loop engine
+/// does. It is re-inserted only once its tick has returned, so its ticks never overlap, even on a
+/// concurrent queue. An `at:` periodic timer waits for its first tick in the wall-clock heap; from
+/// that tick on its grid is monotonic.
+package final class DispatchTimerQueue: Sendable {
     private struct State {
         var monotonic = IndexedHeap<QueueTimer>()
         var wall = IndexedHeap<QueueTimer>()
@@ -39,6 +45,7 @@ final class DispatchTimerQueue: Sendable {
     }
 
     deinit {
+        // Every entry holds this queue, so the heaps are empty by now.
         monotonicSource.cancel()
         wallSource.cancel()
     }
@@ -51,63 +58,108 @@ final class DispatchTimerQueue: Sendable {
         owner: any Scheduler,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let timer = QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: action)
+        add(QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: action))
+    }
+
+    /// Adds a periodic timer whose first tick is due at `deadline` (monotonic, or wall when `wall`
+    /// is true) and whose later ticks follow the grid `deadline + k·interval`.
+    func schedulePeriodic(
+        deadline: Int64,
+        wall: Bool,
+        interval: Int64,
+        leeway: Int64,
+        owner: any Scheduler,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        let timer = QueueTimer(
+            timers: self,
+            owner: owner,
+            deadline: deadline,
+            wall: wall,
+            grid: PeriodicGrid(origin: deadline, interval: interval),
+            leeway: leeway,
+            action: action
+        )
+        return add(timer)
+    }
+
+    private func add(_ timer: QueueTimer) -> QueueTimer {
         state.withLock { state in
-            timer.sequence = state.sequence
-            state.sequence &+= 1
-            if wall { state.wall.insert(timer) } else { state.monotonic.insert(timer) }
+            Self.insert(timer, into: &state)
             arm(&state)
         }
         return timer
+    }
+
+    private static func insert(_ timer: QueueTimer, into state: inout State) {
+        timer.sequence = state.sequence
+        state.sequence &+= 1
+        if timer.isWall { state.wall.insert(timer) } else { state.monotonic.insert(timer) }
     }
 
     func remove(_ timer: QueueTimer) {
         // The removed entry has no closure left (its disposer released it), so no user code runs
         // under the lock when the heap drops it.
         state.withLock { state in
-            if timer.wall { state.wall.remove(timer) } else { state.monotonic.remove(timer) }
+            if timer.isWall { state.wall.remove(timer) } else { state.monotonic.remove(timer) }
         }
     }
 
-    /// Re-arms a source whose earliest deadline moved earlier than what it is armed for (or that
-    /// is not armed). A later earliest deadline (the first timer was disposed) keeps the old arming:
-    /// one wake-up for nothing beats a re-arm per cancel.
+    /// Re-arms a source whose wake-up target moved earlier than what it is armed for (or that is
+    /// not armed). A later target (the first timer was disposed) keeps the old arming: one
+    /// wake-up for nothing beats a re-arm per cancel.
     private func arm(_ state: inout State) {
-        if let first = state.monotonic.first, first.deadline != Nanoseconds.never,
-            state.armedMonotonic.map({ first.deadline < $0 }) ?? true
+        if let (target, latest) = Self.wakeUp(for: state.monotonic),
+            state.armedMonotonic.map({ $0 > latest }) ?? true
         {
-            state.armedMonotonic = first.deadline
-            let remaining = max(0, Nanoseconds.subtracting(first.deadline, Nanoseconds.monotonicNow()))
+            state.armedMonotonic = target
+            let remaining = max(0, Nanoseconds.subtracting(target, Nanoseconds.monotonicNow()))
             monotonicSource.schedule(
                 deadline: .now() + .nanoseconds(Int(remaining)),
                 repeating: .never,
                 leeway: .nanoseconds(0)
             )
         }
-        if let first = state.wall.first, first.deadline != Nanoseconds.never,
-            state.armedWall.map({ first.deadline < $0 }) ?? true
-        {
-            state.armedWall = first.deadline
+        if let (target, latest) = Self.wakeUp(for: state.wall), state.armedWall.map({ $0 > latest }) ?? true {
+            state.armedWall = target
             // A past date (down to `distantPast`, saturated) is "now": Dispatch is not handed a
             // negative timespec.
-            let wallDeadline = max(first.deadline, Nanoseconds.wallNow())
+            let wallDeadline = max(target, Nanoseconds.wallNow())
             wallSource.schedule(wallDeadline: Self.wallTime(wallDeadline), repeating: .never, leeway: .nanoseconds(0))
         }
     }
 
+    /// When a heap's source must wake, and the latest wake-up that still serves its first timer.
+    ///
+    /// Leeway is a coalescing allowance (Dispatch's meaning), never a postponement: a timer alone
+    /// wakes at its deadline. Its leeway only lets that wake-up move to one that falls within it
+    /// anyway (the one already armed, or the next timer's deadline), so two wake-ups become one.
+    /// A saturated leeway therefore still ticks: at its deadline, or with the next timer.
+    private static func wakeUp(for heap: IndexedHeap<QueueTimer>) -> (target: Int64, latest: Int64)? {
+        guard let first = heap.firstKey, first.deadline != Nanoseconds.never else { return nil }
+        let leeway = heap.first!.leeway
+        guard leeway > 0 else { return (first.deadline, first.deadline) }
+        let latest = Nanoseconds.adding(first.deadline, leeway)
+        guard let second = heap.secondDeadline, second <= latest else { return (first.deadline, latest) }
+        return (max(first.deadline, second), latest)
+    }
+
     /// Pops what is due on either clock, in heap order, and runs it: in this handler, in order, on a
-    /// serial queue; as separate blocks on a concurrent one.
+    /// serial queue; as separate blocks on a concurrent one. Periodic timers re-inserted by these
+    /// runs wait for the next fire, so one that keeps re-arming cannot starve the others.
     private func fire() {
         let due: [QueueTimer] = state.withLock { state in
             var due: [QueueTimer] = []
             let monotonicNow = Nanoseconds.monotonicNow()
-            while let first = state.monotonic.first, first.deadline <= monotonicNow {
+            while let first = state.monotonic.firstKey, first.deadline <= monotonicNow {
                 due.append(state.monotonic.removeFirst()!)
             }
             if !state.wall.isEmpty {
                 let wallNow = Nanoseconds.wallNow()
-                while let first = state.wall.first, first.deadline <= wallNow {
-                    due.append(state.wall.removeFirst()!)
+                while let first = state.wall.firstKey, first.deadline <= wallNow {
+                    let timer = state.wall.removeFirst()!
+                    timer.leaveWallClock(wallNow: wallNow, monotonicNow: monotonicNow)
+                    due.append(timer)
                 }
             }
             state.armedMonotonic = nil
@@ -116,9 +168,29 @@ final class DispatchTimerQueue: Sendable {
             return due
         }
         if runsSerially {
-            for timer in due { timer.run() }
+            for timer in due { run(timer) }
         } else {
-            for timer in due { queue.async { timer.run() } }
+            for timer in due { queue.async { self.run(timer) } }
+        }
+    }
+
+    /// Runs a popped timer; a periodic one still active after its tick goes back into the heap at
+    /// its next grid point after now.
+    private func run(_ timer: QueueTimer) {
+        guard timer.grid != nil else {
+            timer.runOnce()
+            return
+        }
+        guard timer.runTick() else { return }
+        let now = Nanoseconds.monotonicNow()
+        state.withLock { state in
+            // A dispose that won after the tick ended has released the closure and tried to remove
+            // the entry before it was back in the heap: it must not go back. A dispose that comes
+            // later finds it in the heap and removes it (both hold this lock).
+            guard !timer.isDisposed else { return }
+            timer.advance(after: now)
+            Self.insert(timer, into: &state)
+            arm(&state)
         }
     }
 
@@ -129,47 +201,5 @@ final class DispatchTimerQueue: Sendable {
         let seconds = nanosecondsSinceEpoch / 1_000_000_000
         let nanoseconds = nanosecondsSinceEpoch % 1_000_000_000
         return DispatchWallTime(timespec: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)))
-    }
-}
-
-/// One entry of a ``DispatchTimerQueue``: the heap entry and the returned disposable.
-// `deadline`, `sequence` and `heapIndex` are only touched under the timer queue's mutex; the
-// closure is owned through the `ActionLifecycle` state machine.
-final class QueueTimer: IndexedHeapEntry, Disposable, @unchecked Sendable {
-    private let timers: DispatchTimerQueue
-    private let owner: any Scheduler
-    let deadline: Int64
-    let wall: Bool
-    var sequence: UInt64 = 0
-    var heapIndex = -1
-    private let state = Atomic<UInt8>(ActionLifecycle.pending)
-    private var action: (@Sendable () -> Void)?
-
-    init(
-        timers: DispatchTimerQueue,
-        owner: any Scheduler,
-        deadline: Int64,
-        wall: Bool,
-        action: @escaping @Sendable () -> Void
-    ) {
-        self.timers = timers
-        self.owner = owner
-        self.deadline = deadline
-        self.wall = wall
-        self.action = action
-    }
-
-    var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
-
-    func dispose() {
-        guard ActionLifecycle.dispose(state) == .wasPending else { return }
-        action = nil
-        timers.remove(self)
-    }
-
-    func run() {
-        guard ActionLifecycle.claimRun(state) else { return }
-        let action = self.action.take()
-        if let action { CurrentScheduler.withCurrent(owner, action) }
     }
 }

@@ -32,14 +32,6 @@ struct TimeTests {
         #expect(point <= now && point > now - 5_000_000)
     }
 
-    @Test("A Dispatch periodic timer runs one tick per grid point, dropping a second delivery")
-    func tickGridDropsCatchUpDeliveries() {
-        // Dispatch was seen delivering two missed grid points as two handler calls 21 µs apart.
-        let grid = TickGrid(origin: Nanoseconds.monotonicNow() - 2_500_000_000, interval: .seconds(1), wall: false)
-        #expect(grid.coversNewGridPoint(), "the first call covers grid points 0…2")
-        #expect(!grid.coversNewGridPoint(), "a second call in the same interval is a catch-up burst")
-    }
-
     @Test("Dates convert to nanoseconds since 1970, saturating")
     func dates() {
         #expect(Nanoseconds.sinceEpoch(Date(timeIntervalSince1970: 1)) == 1_000_000_000)

@@ -1,0 +1,98 @@
+import Dispatch
+import Foundation
+
+/// The one implementation of ``QueueScheduler`` and ``ConcurrentQueueScheduler``: each holds its
+/// queue and its ``DispatchTimerQueue``; the scheduling methods are these defaults.
+///
+/// Tasks go to the queue with `async`, wrapped in a ``ScheduledAction`` so that disposing releases
+/// the closure at once. Timers, one-shot and periodic, go to the timer queue's heaps.
+package protocol DispatchQueueScheduler: DateScheduler {
+    /// The queue actions run on.
+    var queue: DispatchQueue { get }
+    /// The scheduler's timers.
+    var timers: DispatchTimerQueue { get }
+    /// The type name used in bad-input messages, such as `QueueScheduler`.
+    static var typeName: String { get }
+}
+
+extension DispatchQueueScheduler {
+    /// The wall clock.
+    public var now: Date { Date() }
+
+    /// Schedules `action` on the queue. See ``Scheduler/schedule(_:)``.
+    @discardableResult
+    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let entry = ScheduledAction(action)
+        queue.async { entry.runOnce(as: self) }
+        return entry
+    }
+
+    /// See ``DateScheduler/schedule(after:_:)``. The deadline is taken on the monotonic clock
+    /// when this is called; the timer lives in the scheduler's own heap, so equal deadlines start
+    /// in scheduling order, and disposing frees its slot and closure at once.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
+        return timers.schedule(deadline: deadline, wall: false, owner: self, action)
+    }
+
+    /// See ``DateScheduler/schedule(at:_:)``. The timer follows the wall clock, also when it is
+    /// stepped after scheduling.
+    @discardableResult
+    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        BadInput.checkDate(date, method: "\(Self.typeName).schedule(at:)")
+        return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: self, action)
+    }
+
+    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``.
+    ///
+    /// The timer is one entry of the scheduler's heap, re-inserted after each tick at the next grid
+    /// point, so its ticks never overlap each other (also on a concurrent queue, where they may
+    /// overlap other actions), and a tick due with a one-shot timer of the same deadline starts in
+    /// scheduling order. `leeway` only lets a tick's wake-up merge with another one that falls
+    /// within it; a timer alone wakes at its deadline.
+    @discardableResult
+    public func schedule(
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        BadInput.checkPeriod(interval, leeway: leeway, method: "\(Self.typeName).schedule(after:repeatingEvery:leeway:)")
+        return timers.schedulePeriodic(
+            deadline: Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay)),
+            wall: false,
+            interval: Nanoseconds.of(interval),
+            leeway: Nanoseconds.of(leeway),
+            owner: self,
+            action
+        )
+    }
+
+    /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``. The first tick follows the wall
+    /// clock; later ticks follow the monotonic grid from it. A past `date` keeps its grid: the
+    /// first tick runs at once, the next at the first grid point of `date` after it.
+    @discardableResult
+    public func schedule(
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        BadInput.checkDate(date, method: "\(Self.typeName).schedule(at:repeatingEvery:leeway:)")
+        BadInput.checkPeriod(interval, leeway: leeway, method: "\(Self.typeName).schedule(at:repeatingEvery:leeway:)")
+        let interval = Nanoseconds.of(interval)
+        return timers.schedulePeriodic(
+            deadline: PeriodicGrid.latestPoint(
+                origin: Nanoseconds.sinceEpoch(date),
+                interval: interval,
+                notAfter: Nanoseconds.wallNow()
+            ),
+            wall: true,
+            interval: interval,
+            leeway: Nanoseconds.of(leeway),
+            owner: self,
+            action
+        )
+    }
+}
