@@ -28,7 +28,7 @@ public final class ImmediateScheduler: Scheduler {
     /// only returned after it ran.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.of(delay))
+        let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
         Self.sleep { Nanoseconds.subtracting(deadline, Nanoseconds.monotonicNow()) }
         action()
         return Disposables.disposed

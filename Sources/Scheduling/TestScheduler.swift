@@ -24,7 +24,7 @@ public final class TestScheduler: DateScheduler {
     /// Makes a scheduler whose virtual clock starts at `now`.
     public init(now: Date = Date(timeIntervalSinceReferenceDate: 0)) {
         BadInput.checkDate(now, method: "TestScheduler.init(now:)", parameter: "now")
-        core = TestSchedulerCore(now: Nanoseconds.fromSeconds(now.timeIntervalSinceReferenceDate))
+        core = TestSchedulerCore(now: Nanoseconds.sinceEpoch(now))
     }
 
     deinit {
@@ -33,11 +33,11 @@ public final class TestScheduler: DateScheduler {
 
     /// The virtual clock.
     public var now: Date {
-        Date(timeIntervalSinceReferenceDate: Double(core.nowNanoseconds) / 1e9)
+        Nanoseconds.date(sinceEpoch: core.nowNanoseconds)
     }
 
-    /// Virtual time in nanoseconds since the reference date, exactly (a `Date` rounds to about
-    /// 100 ns this far from its epoch).
+    /// Virtual time in nanoseconds since 1970, the epoch of every scheduler's clocks, exactly (a
+    /// `Date` rounds to about 100 ns this far from its epoch).
     package var virtualNanoseconds: Int64 { core.nowNanoseconds }
 
     /// Actions waiting to run, periodic timers included.
@@ -52,14 +52,14 @@ public final class TestScheduler: DateScheduler {
     /// Schedules `action` `delay` after the current virtual time (a negative delay means now).
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        core.insert(dueIn: max(0, Nanoseconds.of(delay)), interval: 0, action)
+        core.insert(dueIn: Nanoseconds.delay(delay), interval: 0, action)
     }
 
     /// Schedules `action` at virtual time `date`, or now if `date` is past.
     @discardableResult
     public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "TestScheduler.schedule(at:)")
-        return core.insert(dueAt: Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate), interval: 0, action)
+        return core.insert(dueAt: Nanoseconds.sinceEpoch(date), interval: 0, action)
     }
 
     /// Schedules a periodic action on virtual time. `leeway` is accepted and ignored: virtual
@@ -72,7 +72,7 @@ public final class TestScheduler: DateScheduler {
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
         BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(after:repeatingEvery:leeway:)")
-        return core.insert(dueIn: max(0, Nanoseconds.of(delay)), interval: Nanoseconds.of(interval), action)
+        return core.insert(dueIn: Nanoseconds.delay(delay), interval: Nanoseconds.of(interval), action)
     }
 
     /// Schedules a periodic action whose first tick is at virtual time `date`.
@@ -86,7 +86,7 @@ public final class TestScheduler: DateScheduler {
         BadInput.checkDate(date, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
         BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
         return core.insert(
-            dueAt: Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate),
+            dueAt: Nanoseconds.sinceEpoch(date),
             interval: Nanoseconds.of(interval),
             action
         )
@@ -95,7 +95,7 @@ public final class TestScheduler: DateScheduler {
     /// Moves virtual time forward by `duration` (a negative one counts as zero), running every
     /// action due on the way, each at its own due time; `now` ends at the old `now` + `duration`.
     public func advance(by duration: Duration = .zero) {
-        let target = Nanoseconds.adding(core.nowNanoseconds, max(0, Nanoseconds.of(duration)))
+        let target = Nanoseconds.adding(core.nowNanoseconds, Nanoseconds.delay(duration))
         core.advance(to: target, as: self)
     }
 
@@ -103,7 +103,7 @@ public final class TestScheduler: DateScheduler {
     /// `now` runs what is due now and leaves `now` where it is.
     public func advance(to date: Date) {
         BadInput.checkDate(date, method: "TestScheduler.advance(to:)", parameter: "to")
-        core.advance(to: Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate), as: self)
+        core.advance(to: Nanoseconds.sinceEpoch(date), as: self)
     }
 
     /// Runs the next pending action whatever its due time, moving `now` to it if it is later.
@@ -259,7 +259,9 @@ private final class TestSchedulerCore: @unchecked Sendable {
         guard timer.interval > 0 else { return }
         state.withLock { state in
             guard !timer.disposed else { return }
-            timer.deadline = Nanoseconds.adding(timer.deadline, timer.interval)
+            // The one grid rule (virtual time never falls behind, so it never skips here).
+            let grid = PeriodicGrid(origin: timer.deadline, interval: timer.interval)
+            timer.deadline = grid.next(after: 0, now: state.now).deadline
             timer.sequence = state.nextSequence()
             state.insert(timer)
         }

@@ -58,9 +58,24 @@ package enum Nanoseconds {
         return product
     }
 
-    /// Seconds since 1970 of `date` in nanoseconds, saturating; rounds up.
+    /// Nanoseconds from 1970 to 2001, Foundation's reference date.
+    static let referenceDate: Int64 = 978_307_200_000_000_000
+
+    /// `date` in nanoseconds since 1970 (the one epoch of every scheduler, ``TestScheduler``'s
+    /// virtual clock included), saturating; rounds up.
+    ///
+    /// Read from the interval `Date` stores (since 2001) and shifted in integers: going through
+    /// `timeIntervalSince1970` would add a rounding of its own (about 100 ns today).
     package static func sinceEpoch(_ date: Date) -> Int64 {
-        fromSeconds(date.timeIntervalSince1970)
+        let sinceReferenceDate = fromSeconds(date.timeIntervalSinceReferenceDate)
+        if sinceReferenceDate == .max || sinceReferenceDate == .min { return sinceReferenceDate }
+        return adding(sinceReferenceDate, referenceDate)
+    }
+
+    /// The `Date` `nanosecondsSinceEpoch` after 1970: the inverse of ``sinceEpoch(_:)`` up to the
+    /// precision of a `Date`.
+    package static func date(sinceEpoch nanosecondsSinceEpoch: Int64) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double(subtracting(nanosecondsSinceEpoch, referenceDate)) / 1e9)
     }
 
     /// `seconds` in nanoseconds, saturating, rounded up. The caller has checked it is finite.

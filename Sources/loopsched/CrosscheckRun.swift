@@ -108,9 +108,7 @@ struct ScriptRunner {
                 scheduler.schedule(after: .microseconds(delay)) { record(id) }
             case .wallTimer(let offset):
                 let date = scheduler.now.addingTimeInterval(Double(offset) / 1e6)
-                let due =
-                    virtual
-                    ? Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) : Nanoseconds.sinceEpoch(date)
+                let due = Nanoseconds.sinceEpoch(date)
                 trace.withLock { $0.wallDue[id] = due }
                 scheduler.schedule(at: date) { record(id) }
             case .periodic(let interval, let ticks, let stall):

@@ -118,10 +118,10 @@ final class Harness: Sendable {
         return Nanoseconds.wallNow()
     }
 
-    /// When an `at: date` action is due, in the unit of ``wallNow()``.
+    /// When an `at: date` action is due, in the unit of ``wallNow()`` (nanoseconds since 1970 on
+    /// every scheduler, the test scheduler's virtual clock included).
     func due(_ date: Date) -> Int64 {
-        if testScheduler != nil { return Nanoseconds.fromSeconds(date.timeIntervalSinceReferenceDate) }
-        return Nanoseconds.sinceEpoch(date)
+        Nanoseconds.sinceEpoch(date)
     }
 
     /// Tells a waiting `waitUntil` to look again.

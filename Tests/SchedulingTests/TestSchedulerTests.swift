@@ -90,7 +90,9 @@ struct TestSchedulerTests {
         }
         scheduler.advance(by: .milliseconds(45))
         periodic.dispose()  // its closure holds the scheduler, which holds the timer until disposed
-        #expect(times.withLock { $0 } == [5, 15, 25, 35, 45].map { Int64($0) * 1_000_000 })
+        // Virtual time counts from 1970, like every other scheduler's clock.
+        let start = Nanoseconds.sinceEpoch(Date(timeIntervalSinceReferenceDate: 0))
+        #expect(times.withLock { $0 } == [5, 15, 25, 35, 45].map { start + Int64($0) * 1_000_000 })
     }
 
     @Test("A periodic timer starting at a past date keeps the grid of its date")
@@ -103,7 +105,8 @@ struct TestSchedulerTests {
         scheduler.advance(by: .seconds(2))
         periodic.dispose()
         // The first tick runs at once (now never moves backwards); the next ones on 100.5, 101.5.
-        #expect(times.withLock { $0 } == [100_000_000_000, 100_500_000_000, 101_500_000_000])
+        let epoch = Nanoseconds.sinceEpoch(Date(timeIntervalSinceReferenceDate: 0))
+        #expect(times.withLock { $0 } == [100_000_000_000, 100_500_000_000, 101_500_000_000].map { epoch + $0 })
     }
 
     @Test("It is the current scheduler while it runs an action")
