@@ -2,7 +2,7 @@ import Testing
 
 /// The behaviour contract of `DESIGN.md` section 4, checked against every scheduler.
 ///
-/// | rule | Immediate | Queue | Concurrent | Subscription | Test | Loop (3 modes) |
+/// | rule | Immediate | Queue | Concurrent | Subscription | Test | Loop (4 kinds) |
 /// |---|---|---|---|---|---|---|
 /// | 1 cancellation | runs inline: nothing to cancel; dispose is idempotent | yes | yes | yes | yes | yes |
 /// | 2 current scheduler | unchanged, by definition | yes | yes | its background | yes | yes |
@@ -15,6 +15,9 @@ import Testing
 /// | 9 bad input | date checks | yes | yes | yes | yes | yes, plus after shutdown |
 ///
 /// Where a cell says why a rule does not apply, the test's arguments leave that scheduler out.
+///
+/// The loop kinds: on its own thread, on the caller's thread (`run`), adopted by a host loop, and
+/// on its own thread with the `uv_timer_t` driver (the default where there is no `timerfd`).
 @Suite("Conformance")
 struct Conformance {
     @Test(

@@ -9,6 +9,9 @@ import Testing
 /// Every scheduler the behaviour contract is checked against.
 enum SchedulerKind: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
     case immediate, queue, concurrentQueue, subscription, test, loop, loopCallerThread, loopAdopted
+    /// A loop on its own thread whose timers are driven by one `uv_timer_t` (millisecond timeouts,
+    /// re-checked against the clock): the driver of every platform without `timerfd`.
+    case loopUVTimer
 
     var testDescription: String { rawValue }
 
@@ -16,8 +19,8 @@ enum SchedulerKind: String, CaseIterable, Codable, Sendable, CustomTestStringCon
     /// Schedulers that run actions later, on their own context (not inline in `schedule`).
     static let deferred: [SchedulerKind] = allCases.filter { $0 != .immediate }
     /// Serial: one action at a time, FIFO per scheduling thread.
-    static let serial: [SchedulerKind] = [.queue, .subscription, .test, .loop, .loopCallerThread, .loopAdopted]
-    static let loops: [SchedulerKind] = [.loop, .loopCallerThread, .loopAdopted]
+    static let serial: [SchedulerKind] = [.queue, .subscription, .test] + loops
+    static let loops: [SchedulerKind] = [.loop, .loopCallerThread, .loopAdopted, .loopUVTimer]
     /// Serial schedulers whose `schedule` never runs the action inline. The subscription scheduler
     /// runs it inline when there is a current scheduler, by definition (rule 7).
     static let neverInline: [SchedulerKind] = serial.filter { $0 != .subscription }
@@ -66,6 +69,9 @@ final class Harness: Sendable {
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler)
         case .loop:
             let scheduler = try LoopScheduler(name: "conformance")
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
+        case .loopUVTimer:
+            let scheduler = try LoopScheduler(name: "conformance.uv", clock: SystemClock(), driver: .uvTimer)
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
         case .loopCallerThread:
             let handOver = LockedValue<LoopScheduler?>(nil)
