@@ -19,7 +19,7 @@ package struct PeriodicGrid: Sendable, Equatable {
 
     /// When tick `index` is due, saturating.
     package func deadline(ofTick index: Int64) -> Int64 {
-        Nanoseconds.adding(origin, Nanoseconds.multiplying(index, interval))
+        Int64(clamping: Int128(origin) + Int128(index) * Int128(interval))
     }
 
     /// After tick `index` ran and the clock reads `now`: the next tick's index and deadline, and how
@@ -27,10 +27,13 @@ package struct PeriodicGrid: Sendable, Equatable {
     package func next(after index: Int64, now: Int64) -> (index: Int64, deadline: Int64, skipped: Int64) {
         var next = index &+ 1
         if deadline(ofTick: next) <= now {
-            // The first grid point strictly after `now`.
-            next = Nanoseconds.subtracting(now, origin) / interval + 1
+            // The first grid point strictly after `now`, counted in 128 bits: `now - origin` can
+            // exceed Int64 (an origin near Int64.min), and a saturated difference would land the
+            // "next" point in the past, a stream of catch-up ticks.
+            let passed = (Int128(now) - Int128(origin)) / Int128(interval)
+            next = Int64(clamping: passed + 1)
         }
-        return (next, deadline(ofTick: next), max(0, next - index - 1))
+        return (next, deadline(ofTick: next), max(0, next &- index &- 1))
     }
 
     /// The latest grid point not after `now`, or `origin` itself when it is later: where a

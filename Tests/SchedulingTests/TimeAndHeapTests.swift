@@ -23,15 +23,6 @@ struct TimeTests {
         #expect(Nanoseconds.multiplying(.max, -2) == .min)
     }
 
-    @Test("The latest grid point of a past start stays within one interval of now, even from distantPast")
-    func latestGridPoint() {
-        #expect(PeriodicGrid.latestPoint(origin: 100, interval: 30, notAfter: 200) == 190)
-        #expect(PeriodicGrid.latestPoint(origin: 250, interval: 30, notAfter: 200) == 250)
-        let now: Int64 = 1_000_000_000_000
-        let point = PeriodicGrid.latestPoint(origin: .min, interval: 5_000_000, notAfter: now)
-        #expect(point <= now && point > now - 5_000_000)
-    }
-
     @Test("Dates convert to nanoseconds since 1970, saturating")
     func dates() {
         #expect(Nanoseconds.sinceEpoch(Date(timeIntervalSince1970: 1)) == 1_000_000_000)
