@@ -40,6 +40,70 @@ extension Conformance {
             }
         }
 
+        /// Valid durations past `Int64` seconds, where `Duration.components` traps.
+        static let beyondInt64Seconds: [Duration] = [
+            Duration(secondsComponent: .max, attosecondsComponent: .max),
+            .seconds(Int64.max) * 2,
+        ]
+
+        @Test(
+            "Durations past Int64 seconds in after:, repeatingEvery: and leeway: saturate: pending until disposed",
+            arguments: SchedulerKind.dateSchedulers,
+            beyondInt64Seconds
+        )
+        func durationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) throws {
+            try Harness.with(kind) { harness in
+                let fired = Atomic<Int>(0)
+                let scheduler = harness.dateScheduler
+                let weak: WeakBox
+                let disposables: [any Disposable]
+                do {
+                    // Only the scheduled closures hold `tracked` after this block.
+                    let tracked = Tracked()
+                    weak = WeakBox(tracked)
+                    func count() -> @Sendable () -> Void {
+                        { [tracked] in
+                            _ = tracked
+                            fired.add(1, ordering: .relaxed)
+                        }
+                    }
+                    disposables = [
+                        scheduler.schedule(after: huge, count()),
+                        scheduler.schedule(after: huge, repeatingEvery: huge, leeway: huge, count()),
+                        scheduler.schedule(after: huge, repeatingEvery: .milliseconds(1), leeway: huge, count()),
+                        scheduler.schedule(after: huge, repeatingEvery: huge, leeway: .zero, count()),
+                        scheduler.schedule(at: .distantFuture, repeatingEvery: huge, leeway: huge, count()),
+                    ]
+                }
+                harness.letTimePass(.milliseconds(30))
+                let firedValue = fired.load(ordering: .relaxed)
+                #expect(firedValue == 0)
+                #expect(disposables.allSatisfy { !$0.isDisposed }, "a saturated timer must stay pending")
+                #expect(!weak.isNil, "a pending timer holds its closure")
+                for disposable in disposables { disposable.dispose() }
+                #expect(disposables.allSatisfy { $0.isDisposed })
+                #expect(harness.waitUntil { weak.isNil })
+            }
+        }
+
+        @Test(
+            "Their negatives in after: mean now",
+            arguments: SchedulerKind.dateSchedulers,
+            beyondInt64Seconds
+        )
+        func negativeDurationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<String>(harness)
+                harness.dateScheduler.schedule(after: .zero - huge) { log.append("once") }
+                let periodic = harness.dateScheduler.schedule(after: .zero - huge, repeatingEvery: huge) {
+                    log.append("tick")
+                }
+                #expect(log.wait(for: 2))
+                periodic.dispose()
+                #expect(Set(log.all) == ["once", "tick"])
+            }
+        }
+
         @Test("A huge periodic interval ticks once and then stays pending", arguments: SchedulerKind.dateSchedulers)
         func hugeInterval(kind: SchedulerKind) throws {
             try Harness.with(kind) { harness in

@@ -54,6 +54,35 @@ extension Conformance {
         }
 
         @Test(
+            "Periodic and one-shot timers with equal deadlines start in scheduling order",
+            arguments: SchedulerKind.serial
+        )
+        func equalDeadlinesMixed(kind: SchedulerKind) throws {
+            try Harness.with(kind) { harness in
+                let log = Recorder<String>(harness)
+                let scheduler = harness.dateScheduler
+                let date = scheduler.now.addingTimeInterval(0.05)
+                var periodic: [any Disposable] = []
+                for index in 0..<20 {
+                    if index % 2 == 0 {
+                        scheduler.schedule(at: date) { log.append("once \(index)") }
+                    } else {
+                        let tick = Atomic<Bool>(false)
+                        // Only the first tick is logged: the next one is an hour away anyway.
+                        periodic.append(
+                            scheduler.schedule(at: date, repeatingEvery: .seconds(3600)) {
+                                if !tick.exchange(true, ordering: .relaxed) { log.append("tick \(index)") }
+                            }
+                        )
+                    }
+                }
+                #expect(log.wait(for: 20))
+                for disposable in periodic { disposable.dispose() }
+                #expect(log.all == (0..<20).map { $0 % 2 == 0 ? "once \($0)" : "tick \($0)" })
+            }
+        }
+
+        @Test(
             "Work scheduled from inside an action runs after it returns, not inline",
             arguments: SchedulerKind.neverInline
         )
