@@ -33,32 +33,58 @@ struct Races {
 
     @Test("No action starts after dispose() returned, while actions fire", arguments: SchedulerKind.deferred)
     func noStartAfterDispose(kind: SchedulerKind) throws {
-        guard !kind.isVirtual else { return }  // virtual time has no concurrent firing
         try Harness.with(kind) { harness in
-            let violations = Atomic<Int>(0)
-            let finished = Atomic<Int>(0)
             let total = 2000
-            let log = Recorder<Int>(harness)
-            DispatchQueue.concurrentPerform(iterations: 4) { worker in
-                for index in 0..<(total / 4) {
-                    let disposedFlag = Atomic<Bool>(false)
-                    let disposable = harness.dateScheduler.schedule(after: .microseconds(index % 3 * 50)) {
-                        if disposedFlag.load(ordering: .acquiring) { violations.add(1, ordering: .relaxed) }
-                    }
-                    if (index + worker) % 2 == 0 {
-                        disposable.dispose()
-                        disposedFlag.store(true, ordering: .releasing)
-                    }
-                    finished.add(1, ordering: .relaxed)
+            let perWorker = total / 4
+            // Per action, whichever comes first wins: the action's first instruction marks it
+            // started (1), or the disposer, once dispose() has returned, marks it disposed (2). An
+            // action that finds 2 began after dispose() returned; one that started just before
+            // dispose() returned finds 0 and is fine, wherever it is when the disposer looks.
+            let actions = (0..<total).map { _ in RaceCell() }
+            let lateStarts = Atomic<Int>(0)
+            let stop = Atomic<Bool>(false)
+            let driverDone = DispatchSemaphore(value: 0)
+            if let testScheduler = harness.testScheduler {
+                // Virtual time advances on another thread while the workers schedule and dispose,
+                // so disposal races with firing here too.
+                Thread.detachNewThread {
+                    while !stop.load(ordering: .acquiring) { testScheduler.advance(by: .microseconds(10)) }
+                    driverDone.signal()
                 }
             }
-            harness.scheduler.schedule { log.append(1) }
-            #expect(log.wait(for: 1))
+            @Sendable func isDisposed(_ id: Int) -> Bool { (id / perWorker + id % perWorker) % 2 == 0 }
+            DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                for index in 0..<perWorker {
+                    let id = worker * perWorker + index
+                    let disposable = harness.dateScheduler.schedule(after: .microseconds(index % 3 * 50)) {
+                        let (started, found) = actions[id].mark.compareExchange(
+                            expected: 0,
+                            desired: 1,
+                            ordering: .acquiringAndReleasing
+                        )
+                        if !started && found == 2 { lateStarts.add(1, ordering: .relaxed) }
+                        actions[id].runs.add(1, ordering: .relaxed)
+                        harness.ring()
+                    }
+                    if isDisposed(id) {
+                        disposable.dispose()
+                        _ = actions[id].mark.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
+                    }
+                }
+            }
+            if harness.testScheduler != nil {
+                stop.store(true, ordering: .releasing)
+                driverDone.wait()
+            }
+            let kept = (0..<total).filter { !isDisposed($0) }
+            let allRan = harness.waitUntil { kept.allSatisfy { actions[$0].runs.load(ordering: .relaxed) >= 1 } }
+            #expect(allRan, "an action that was not disposed never ran")
+            // Give a wrongly kept disposed action the time to start late.
             harness.letTimePass(.milliseconds(5))
-            let finishedValue = finished.load(ordering: .relaxed)
-            #expect(finishedValue == total)
-            let violationsValue = violations.load(ordering: .relaxed)
-            #expect(violationsValue == 0, "an action started after dispose() returned")
+            let ranTwice = (0..<total).filter { actions[$0].runs.load(ordering: .relaxed) > 1 }
+            #expect(ranTwice.isEmpty, "actions ran more than once: \(ranTwice.prefix(10))")
+            let lateStartsValue = lateStarts.load(ordering: .relaxed)
+            #expect(lateStartsValue == 0, "\(lateStartsValue) actions started after dispose() returned")
         }
     }
 
@@ -81,4 +107,10 @@ struct Races {
             #expect(harness.waitUntil(timeout: .seconds(5)) { weak.isNil })
         }
     }
+}
+
+/// One action's record in a race: its start-or-disposed mark and how many times it ran.
+private final class RaceCell: Sendable {
+    let mark = Atomic<UInt8>(0)
+    let runs = Atomic<Int>(0)
 }

@@ -113,19 +113,49 @@ struct DisposableTests {
     @Test("Disposables are thread-safe under concurrent disposal and mutation")
     func concurrentComposite() {
         let composite = CompositeDisposable()
-        let disposed = Atomic<Int>(0)
+        let perWorker = 500
+        // One dispose counter per entry, and what `add` said about each one.
+        let entries = (0..<8 * perWorker).map { _ in EntryRecord() }
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
-            for _ in 0..<500 {
-                let token = composite.add { disposed.add(1, ordering: .relaxed) }
+            for index in 0..<perWorker {
+                let entry = worker * perWorker + index
+                let token = composite.add(entries[entry])
+                // Added to a disposed composite: the token is inert and the entry was disposed
+                // before `add` returned.
+                if token.isDisposed {
+                    entries[entry].addedAfterDisposal.store(true, ordering: .relaxed)
+                    let count = entries[entry].disposals.load(ordering: .relaxed)
+                    entries[entry].disposedAtOnce.store(count == 1, ordering: .relaxed)
+                }
                 if worker % 2 == 0 { token.dispose() }
             }
             if worker == 7 { composite.dispose() }
         }
         composite.dispose()
-        // Every entry added to an open composite and not removed is disposed exactly once; those
-        // added after disposal are disposed at once. None twice.
-        let count = disposed.load(ordering: .relaxed)
-        #expect(count <= 8 * 500)
         #expect(composite.count == 0)
+        for entry in entries.indices {
+            let count = entries[entry].disposals.load(ordering: .relaxed)
+            #expect(count <= 1, "entry \(entry) was disposed \(count) times")
+            if entries[entry].addedAfterDisposal.load(ordering: .relaxed) {
+                let atOnce = entries[entry].disposedAtOnce.load(ordering: .relaxed)
+                #expect(atOnce, "entry \(entry), added after disposal, was not disposed before add returned")
+            } else if (entry / perWorker) % 2 == 1 {
+                // Never removed: the composite's dispose must have disposed it, exactly once.
+                #expect(count == 1, "entry \(entry) was added to the open composite but never disposed")
+            }
+        }
+        // Entries removed by their token while the composite was open are not disposed, unless the
+        // removal lost the race with dispose(): both are legal, so only "at most once" holds there.
     }
+}
+
+/// One entry of the concurrent composite test: a disposable that counts every `dispose()` call
+/// (an `ActionDisposable` would hide a second call), and what `add` said about it.
+private final class EntryRecord: Disposable {
+    let disposals = Atomic<Int>(0)
+    let addedAfterDisposal = Atomic<Bool>(false)
+    let disposedAtOnce = Atomic<Bool>(false)
+
+    var isDisposed: Bool { disposals.load(ordering: .relaxed) > 0 }
+    func dispose() { disposals.add(1, ordering: .relaxed) }
 }
