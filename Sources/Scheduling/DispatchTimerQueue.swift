@@ -83,6 +83,12 @@ package final class DispatchTimerQueue: Sendable {
         return add(timer)
     }
 
+    /// Timers in the heaps: pending one-shot timers and periodic timers between ticks (a periodic
+    /// timer whose tick is running is out of the heap until the tick returns). For tests.
+    package var pendingCount: Int {
+        state.withLock { $0.monotonic.count + $0.wall.count }
+    }
+
     private func add(_ timer: QueueTimer) -> QueueTimer {
         state.withLock { state in
             Self.insert(timer, into: &state)

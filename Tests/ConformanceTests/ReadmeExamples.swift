@@ -4,15 +4,23 @@ import LoopScheduling
 import Scheduling
 import Testing
 
-// The README's examples, verbatim between the `README:` markers, so CI proves they compile and run.
-// `print` is shadowed to record what the examples print instead of writing to the test log.
+// The README's examples, verbatim between the `README:` markers, so CI proves they compile and run,
+// each followed by checks of what the snippet promises. `print`, `process` and `ping` are shadowed
+// to record what the examples do instead of writing to the test log.
 
 private let printed = LockedValue<[String]>([])
 private func print(_ items: Any...) {
     printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
 }
-private func process(_ chunk: Int) {}
-private func ping() {}
+private let processed = LockedValue<[Int]>([])
+private let processedBell = DispatchSemaphore(value: 0)
+private func process(_ chunk: Int) {
+    processed.withLock { $0.append(chunk) }
+    processedBell.signal()
+}
+private let pings = LockedValue(0)
+private func ping() { pings.withLock { $0 += 1 } }
+private func hasPrinted(_ line: String) -> Bool { printed.withLock { $0.contains(line) } }
 
 @Suite("README examples", .serialized)
 struct ReadmeExamples {
@@ -37,11 +45,22 @@ struct ReadmeExamples {
         }
         heartbeat.dispose()
         // README: end
+        // The immediate scheduler ran its action before `schedule` returned: nothing waited yet.
+        #expect(hasPrinted("runs before schedule returns"))
+        // The db task ran (FIFO) before this one, as the current scheduler, and disposed the timeout.
         database.schedule { done.signal() }
-        done.wait()
-        #expect(printed.withLock { $0 }.contains("on db: true"))
-        #expect(printed.withLock { $0 }.contains("runs before schedule returns"))
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(hasPrinted("on db: true"))
         #expect(timeout.isDisposed)
+        #expect(heartbeat.isDisposed)
+        // "It never starts, its closure is released now": neither timer is left in the heap, so
+        // "gave up" can never print and the heartbeat can never tick again.
+        #expect(database.timers.pendingCount == 0, "a disposed timer is still in the scheduler's heap")
+        #expect(!hasPrinted("gave up"))
+        #expect(pings.withLock { $0 } <= 1, "the heartbeat ticked after it was disposed")
+        // Every chunk was processed, once.
+        for _ in 0..<4 { #expect(processedBell.wait(timeout: .now() + 20) == .success) }
+        #expect(processed.withLock { $0 }.sorted() == [0, 1, 2, 3])
     }
 
     @Test("Test scheduler")
@@ -55,7 +74,15 @@ struct ReadmeExamples {
         scheduler.advance(by: .seconds(1))
         assert(fired.withLock { $0 })
         // README: end
+        // The `assert`s above vanish in release builds: the same promises, checked here.
         #expect(fired.withLock { $0 })
+        #expect(scheduler.now == Date(timeIntervalSinceReferenceDate: 30), "virtual time stopped elsewhere")
+        #expect(scheduler.pendingCount == 0)
+        let early = TestScheduler()
+        let firedEarly = LockedValue(false)
+        early.schedule(after: .seconds(30)) { firedEarly.withLock { $0 = true } }
+        early.advance(by: .seconds(29))
+        #expect(!firedEarly.withLock { $0 }, "fired before its virtual deadline")
     }
 
     @Test("LoopScheduler")
@@ -77,7 +104,16 @@ struct ReadmeExamples {
         loop.schedule { print("on the loop thread, current:", loop.isCurrent) }
         loop.shutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
         // README: end
-        #expect(printed.withLock { $0 }.contains("on the loop thread, current: true"))
+        // The accepted task ran, on the loop as its current scheduler, before shutdown returned.
+        #expect(hasPrinted("on the loop thread, current: true"))
+        #expect(loop.statistics.tasksRun == 1)
+        #expect(requestTimeout.isDisposed && ticker.isDisposed)
+        #expect(!hasPrinted("request timed out"))
+        #expect(loop.statistics.timersPending == 0, "a timer outlived shutdown")
+        // After shutdown the scheduler is inert: scheduling returns an already-disposed disposable.
+        let late = loop.schedule { print("after shutdown") }
+        #expect(late.isDisposed)
+        #expect(!hasPrinted("after shutdown"))
     }
 
     @Test("LoopScheduler on the caller's thread, and groups")
@@ -94,6 +130,9 @@ struct ReadmeExamples {
         group.next().schedule { print("round robin") }
         group.shutdown()
         // README: end
-        #expect(printed.withLock { $0 }.contains("serving on the main thread"))
+        // run(name:) returned only once its loop had run the timer and shut down.
+        #expect(hasPrinted("serving on the main thread"))
+        // The group's shutdown ran the task it had accepted before returning.
+        #expect(hasPrinted("round robin"))
     }
 }
