@@ -7,7 +7,8 @@ import Testing
 /// OpenCombine's own time operators on a TestScheduler's virtual time: exact expectations.
 @Suite("Combine operators on virtual time")
 struct VirtualTimeOperatorTests {
-    let test = TestScheduler()
+    // Virtual time 0 is the 1970 epoch, the origin of every scheduler clock: instants read as offsets.
+    let test = TestScheduler(now: Date(timeIntervalSince1970: 0))
     let subject = PassthroughSubject<Int, Never>()
 
     /// Sends `value` at virtual time `seconds`.
