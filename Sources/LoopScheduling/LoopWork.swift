@@ -10,7 +10,7 @@ import Synchronization
 /// `pending` (see `ActionLifecycle`); everything else is written before the entry is published and
 /// read-only afterwards, except a timer's heap fields, which are loop-confined.
 // Safe as described above: the atomic state machine decides every cross-thread access.
-class LoopWork: Disposable, @unchecked Sendable {
+class LoopWork: DisposeOutcomeReporting, @unchecked Sendable {
     // Guarded by `state` (one owner at a time), so the runtime exclusivity check is redundant.
     @exclusivity(unchecked) final var action: (@Sendable () -> Void)?
     let state = Atomic<UInt8>(ActionLifecycle.pending)
@@ -42,13 +42,17 @@ class LoopWork: Disposable, @unchecked Sendable {
     final var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
     final func dispose() {
-        if ActionLifecycle.dispose(state) == .wasPending {
-            releaseAction()
-            if isTimer {
-                let timer = unsafeDowncast(self, to: LoopTimer.self)
-                timer.core?.timerDisposed(timer)
-            }
+        _ = disposeReportingPending()
+    }
+
+    final func disposeReportingPending() -> Bool {
+        guard ActionLifecycle.dispose(state) == .wasPending else { return false }
+        releaseAction()
+        if isTimer {
+            let timer = unsafeDowncast(self, to: LoopTimer.self)
+            timer.core?.timerDisposed(timer)
         }
+        return true
     }
 
     /// Drops the closure(s). Called by whoever owns them under the state machine.

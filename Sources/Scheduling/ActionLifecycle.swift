@@ -97,7 +97,7 @@ package enum ActionLifecycle {
 ///
 /// Dispatch holds only this entry; disposing releases the closure at once, so a disposed task
 /// keeps a few dozen bytes alive until Dispatch gets to it instead of everything it captured.
-package final class ScheduledAction: Disposable {
+package final class ScheduledAction: DisposeOutcomeReporting {
     private let state = Atomic<UInt8>(ActionLifecycle.pending)
     // Guarded by `state`: only the winner of a transition out of `pending` touches it (see
     // ActionLifecycle).
@@ -110,8 +110,13 @@ package final class ScheduledAction: Disposable {
     package var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
     package func dispose() {
-        guard ActionLifecycle.dispose(state) == .wasPending else { return }
+        _ = disposeReportingPending()
+    }
+
+    package func disposeReportingPending() -> Bool {
+        guard ActionLifecycle.dispose(state) == .wasPending else { return false }
         action = nil
+        return true
     }
 
     /// Runs the action once as `scheduler`'s action, unless it was disposed first.

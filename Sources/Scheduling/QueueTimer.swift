@@ -9,7 +9,7 @@ import Synchronization
 /// tick is released by the runner when the tick returns, and is not re-inserted.
 // `deadline`, `sequence`, `heapIndex`, `isWall`, `grid` and `tick` are only touched under the timer
 // queue's mutex (or before the entry is shared); `action` is guarded by `state` (see above).
-final class QueueTimer: IndexedHeapEntry, Disposable, @unchecked Sendable {
+final class QueueTimer: IndexedHeapEntry, DisposeOutcomeReporting, @unchecked Sendable {
     private let timers: DispatchTimerQueue
     private let owner: any Scheduler
     private(set) var deadline: Int64
@@ -49,13 +49,18 @@ final class QueueTimer: IndexedHeapEntry, Disposable, @unchecked Sendable {
     var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
     func dispose() {
+        _ = disposeReportingPending()
+    }
+
+    func disposeReportingPending() -> Bool {
         switch ActionLifecycle.dispose(state) {
         case .wasPending:
             action = nil
             timers.remove(self)
+            return true
         case .wasRunning, .nothingToDo:
             // A running tick's closure is released by the runner when the tick returns.
-            return
+            return false
         }
     }
 

@@ -127,7 +127,7 @@ public final class TestScheduler: DateScheduler {
 
 /// One entry of a ``TestScheduler``; also its disposable.
 // Every mutable field is guarded by the owning core's mutex.
-private final class TestTimer: IndexedHeapEntry, Disposable, @unchecked Sendable {
+private final class TestTimer: IndexedHeapEntry, DisposeOutcomeReporting, @unchecked Sendable {
     let core: TestSchedulerCore
     var deadline: Int64
     var sequence: UInt64
@@ -153,13 +153,20 @@ private final class TestTimer: IndexedHeapEntry, Disposable, @unchecked Sendable
     var isDisposed: Bool { core.state.withLock { _ in disposed } }
 
     func dispose() {
-        let action = core.state.withLock { state -> (@Sendable () -> Void)? in
-            guard !disposed else { return nil }
+        _ = disposeReportingPending()
+    }
+
+    func disposeReportingPending() -> Bool {
+        let (wasPending, action) = core.state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !disposed else { return (false, nil) }
             disposed = true
+            // Waiting in the heap means not started: a running action was popped first.
+            let wasPending = heapIndex >= 0
             state.remove(self)
-            return self.action.take()
+            return (wasPending, self.action.take())
         }
         _ = action  // released here, outside the lock: its captures' deinit may schedule
+        return wasPending
     }
 }
 

@@ -26,6 +26,9 @@ struct RuleChecker {
                 violation("1", "#\(op) started \(run.start - disposedAt) ns after dispose() returned")
             }
         }
+        for op in trace.wonDisposal where !(byOp[op] ?? []).isEmpty {
+            violation("1", "#\(op) ran although dispose() from another thread found it waiting")
+        }
         // 2. Current scheduler during every action.
         for run in trace.runs where !run.wasCurrent {
             violation("2", "#\(run.op) ran without its scheduler as Schedulers.current")

@@ -31,6 +31,11 @@ struct Trace: Sendable {
     var called: [Int: (monotonic: Int64, wall: Int64)] = [:]
     /// Per op: when `dispose()` returned, for disposed ops.
     var disposedAt: [Int: Int64] = [:]
+    /// Ops whose `dispose()` from another thread found the action still waiting: it must never
+    /// run. (When it found it already claimed, the action legitimately runs, and a timestamp taken
+    /// inside it may still come after `dispose()` returned, if the thread was preempted between
+    /// the claim and the action's first instruction: that is no violation, so it is not recorded.)
+    var wonDisposal: Set<Int> = []
     /// Per op: the deadline the driver asked for (monotonic lower bound), for one-shot timers.
     var dueAtLeast: [Int: Int64] = [:]
     /// Per op: the wall-clock date asked for, in nanoseconds of the scheduler's wall clock.
@@ -142,9 +147,14 @@ struct ScriptRunner {
                 let disposable = scheduler.schedule(after: .microseconds(delay)) { record(id) }
                 otherThreads.enter()
                 DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(virtual ? 0 : after)) {
-                    disposable.dispose()
-                    let now = clock()
-                    trace.withLock { $0.disposedAt[id] = now }
+                    let won: Bool
+                    if let reporting = disposable as? any DisposeOutcomeReporting {
+                        won = reporting.disposeReportingPending()
+                    } else {
+                        disposable.dispose()
+                        won = false
+                    }
+                    trace.withLock { if won { $0.wonDisposal.insert(id) } }
                     otherThreads.leave()
                 }
                 if virtual { otherThreads.wait() }
