@@ -14,7 +14,9 @@ let package = Package(
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Test-only: a real client of `SchedulerClock` (debounce, AsyncTimerSequence) in the tests.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         .systemLibrary(
@@ -41,7 +43,11 @@ let package = Package(
             path: "Tests/LoopSchedulingTestSupport",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "SchedulingTests",
+            dependencies: ["Scheduling", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: ["LoopScheduling", "Scheduling", "LoopSchedulingTestSupport"],
