@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Test-only: a real client of `SchedulerClock` (debounce, AsyncTimerSequence) in the tests.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         .systemLibrary(
@@ -60,7 +62,11 @@ let package = Package(
             path: "Tests/LoopSchedulingTestSupport",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "SchedulingTests",
+            dependencies: ["Scheduling", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: ["LoopScheduling", "Scheduling", "LoopSchedulingTestSupport"],

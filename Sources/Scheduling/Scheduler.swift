@@ -76,6 +76,28 @@ public protocol DateScheduler: Scheduler {
         leeway: Duration,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable
+
+    // Closure-free timers for the async layer; defaults in SchedulerTimerHandler.swift.
+    /// See ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule<Handler: SchedulerTimerHandler>(
+        after delay: Duration,
+        leeway: Duration,
+        handler: Handler
+    ) -> any Disposable
+
+    /// See ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule<Handler: SchedulerTimerHandler>(at date: Date, leeway: Duration, handler: Handler) -> any Disposable
+
+    /// See ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule<Handler: SchedulerTimerHandler>(
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        handler: Handler
+    ) -> any Disposable
 }
 
 extension DateScheduler {

@@ -109,6 +109,13 @@ final class Harness: Sendable {
         try body(harness)
     }
 
+    /// Runs an async `body` with a fresh harness and tears it down afterwards.
+    static func with(_ kind: SchedulerKind, _ body: (Harness) async throws -> Void) async throws {
+        let harness = try make(kind)
+        defer { harness.teardown() }
+        try await body(harness)
+    }
+
     var dateScheduler: any DateScheduler { scheduler as! any DateScheduler }
     var testScheduler: TestScheduler? { scheduler as? TestScheduler }
 

@@ -1,0 +1,115 @@
+import Foundation
+
+extension DateScheduler {
+    /// Runs `operation` with a deadline on this scheduler's timer (DESIGN §8.5): the
+    /// "timeout per request, nearly all cancelled" pattern.
+    ///
+    /// ```swift
+    /// let row = try await loop.withTimeout(.seconds(2)) { try await database.fetch(id) }
+    /// ```
+    ///
+    /// `operation` runs in a child task (it inherits the caller's task executor preference and
+    /// priority) next to one timer; no second task races it.
+    /// - If `operation` finishes first, the timer is disposed (the scheduler frees it at once) and
+    ///   its result is returned, or its error thrown.
+    /// - If the timer fires first, the child is cancelled and awaited, and ``TimeoutError`` is
+    ///   thrown, whatever the operation then returned: nothing outlives the call.
+    ///
+    /// The caller's task is never cancelled by it; cancelling the caller cancels the child (which
+    /// ends as `operation` reacts to cancellation; its error is thrown).
+    ///
+    /// - Throws: ``TimeoutError`` when the timer fired first, or at once, without starting
+    ///   `operation`, when `timeout` is not positive; otherwise whatever `operation` throws.
+    /// - Note: an operation that ignores cancellation delays the ``TimeoutError`` until it returns.
+    ///   The operation finishing and the timer firing at the same moment: whichever claims the race
+    ///   first wins (the operation, once it has returned, always beats a later timer).
+    nonisolated(nonsending)
+        public func withTimeout<T: Sendable>(
+            _ timeout: Duration,
+            _ operation: @escaping @Sendable () async throws -> T
+        ) async throws -> T
+    {
+        guard timeout > .zero else { throw TimeoutError(timeout: timeout) }
+        let race = TimeoutRace()
+        let timer = schedule(after: timeout, leeway: .zero, handler: race)
+        async let child = race.run(operation)
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await child)
+        } catch {
+            outcome = .failure(error)
+        }
+        guard race.completedFirst else { throw TimeoutError(timeout: timeout) }
+        timer.dispose()
+        return try outcome.get()
+    }
+}
+
+/// The race between an operation's child task and its timer: the timer's handler, and the slot
+/// through which the timer cancels the child.
+///
+/// The child registers its task when it starts and deregisters it as it ends, both under the lock;
+/// the timer cancels it under the same lock, so it never touches a task that has finished.
+// `child` is only touched under `locked`'s lock; `UnsafeCurrentTask` is valid between the child's
+// registration and deregistration, and `cancel()` is only called in between.
+final class TimeoutRace: SchedulerTimerHandler, @unchecked Sendable {
+    private struct Locked {
+        var child: UnsafeCurrentTask?
+        /// The deadline passed before the operation ended.
+        var timedOut = false
+        /// The child is to be cancelled (at its registration, if it has not started yet).
+        var cancelRequested = false
+        var operationEnded = false
+    }
+
+    private let locked = LockedValue(Locked())
+
+    /// Runs `operation` as the child, registered for cancellation by the timer.
+    func run<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
+        withUnsafeCurrentTask { task in
+            let cancelled = locked.withLock { state -> Bool in
+                if state.cancelRequested { return true }
+                state.child = task
+                return false
+            }
+            if cancelled { task?.cancel() }
+        }
+        defer {
+            locked.withLock { state in
+                state.child = nil
+                state.operationEnded = true
+            }
+        }
+        return try await operation()
+    }
+
+    /// Whether the operation ended before the timer fired; after this, the timer loses.
+    var completedFirst: Bool {
+        locked.withLock { state in
+            state.operationEnded = true
+            return !state.timedOut
+        }
+    }
+
+    func timerFired() {
+        cancelChild(asTimeout: true)
+    }
+
+    /// The scheduler shut down before the deadline: the child is cancelled, but this is not a
+    /// timeout, so the caller gets what the operation makes of the cancellation (usually
+    /// `CancellationError`) rather than a ``TimeoutError`` for a deadline that never came.
+    func timerCancelledByScheduler() {
+        cancelChild(asTimeout: false)
+    }
+
+    private func cancelChild(asTimeout: Bool) {
+        // Cancelling runs the child's cancellation handlers here, under the lock: they must not
+        // wait for the child to end (the child's deregistration takes this lock).
+        locked.withLock { state in
+            guard !state.operationEnded else { return }
+            if asTimeout { state.timedOut = true }
+            state.cancelRequested = true
+            state.child?.cancel()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+
+/// Swift concurrency on the queue: actors pinned to it and tasks that prefer it (DESIGN §8.1).
+///
+/// ```swift
+/// actor Cache {
+///     let scheduler: QueueScheduler
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { scheduler.asUnownedSerialExecutor() }
+/// }
+/// Task(executorPreference: scheduler) { await work() }   // nonisolated code on the queue too
+/// ```
+///
+/// A job goes onto the same serial queue as ``QueueScheduler/schedule(_:)`` work, in FIFO order
+/// with it, and runs with ``Schedulers/current`` set to the scheduler, so rule 4.2 holds inside
+/// actor methods. Inside one of the scheduler's plain actions, `actor.assumeIsolated` works for
+/// an actor pinned to it.
+///
+/// - Important: Swift requires an executor to outlive the actors pinned to it; a
+///   `QueueScheduler` never shuts down, so keeping it referenced is enough.
+extension QueueScheduler: SerialExecutor, TaskExecutor {
+    /// Queues `job` behind the work already on the queue.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
+        let job = UnownedJob(job)
+        queue.async { [self] in
+            CurrentScheduler.withCurrent(self) {
+                // Isolated to this serial executor *and* with it as the task executor, in one
+                // call: the variant that does not make the runtime enqueue the job again.
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            }
+        }
+    }
+
+    /// The scheduler as an actor's executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// The scheduler as a task's preferred executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Stops the program, naming the scheduler, unless the caller runs one of this scheduler's
+    /// actions or jobs. Called by the runtime for `assumeIsolated` and `preconditionIsolated`.
+    public func checkIsolated() {
+        if !isRunningItsWork {
+            fatalError(
+                "QueueScheduler.checkIsolated(): not running on the QueueScheduler '\(queue.label)' "
+                    + "(expected one of its actions or jobs)"
+            )
+        }
+    }
+
+    /// True inside this scheduler's actions and jobs (``Schedulers/current`` is this scheduler,
+    /// set by the scheduler itself or by ``Scheduler/performAsCurrent(_:)``); false elsewhere.
+    public func isIsolatingCurrentContext() -> Bool? {
+        isRunningItsWork
+    }
+}
+
+extension Scheduler {
+    /// Whether the calling code runs one of this scheduler's actions or jobs: the explicit current
+    /// scheduler, without the main-queue fallback of ``Schedulers/current``.
+    package var isRunningItsWork: Bool {
+        CurrentScheduler.explicit === self
+    }
+}

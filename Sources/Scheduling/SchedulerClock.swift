@@ -1,0 +1,84 @@
+import Foundation
+
+extension DateScheduler {
+    /// This scheduler as a Swift `Clock` (DESIGN §8.6), so code generic over
+    /// `some Clock<Duration>` (swift-async-algorithms' `debounce`, `throttle`,
+    /// `AsyncTimerSequence`, a connection pool) runs on its timers, or on virtual time on a
+    /// ``TestScheduler``.
+    ///
+    /// It is a view rather than a conformance: `Clock` requires a `now` of its own instant type,
+    /// which cannot sit beside ``now`` (a `Date`) on the scheduler.
+    public var clock: SchedulerClock<Self> { SchedulerClock(self) }
+}
+
+/// A `Clock` served by a ``DateScheduler``: its `now` is the scheduler's monotonic time (virtual on
+/// ``TestScheduler``) and its `sleep(until:tolerance:)` is the scheduler's timer.
+///
+/// ```swift
+/// let test = TestScheduler()
+/// let debounced = input.debounce(for: .milliseconds(300), clock: test.clock)
+/// ```
+public struct SchedulerClock<S: DateScheduler>: Clock {
+    public typealias Duration = Swift.Duration
+
+    /// A point on the scheduler's monotonic clock, in nanoseconds (an arbitrary origin: only
+    /// differences mean something). Arithmetic saturates rather than trapping.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+        public typealias Duration = Swift.Duration
+
+        /// Nanoseconds on the scheduler's monotonic clock.
+        public let nanoseconds: Int64
+
+        /// The instant `nanoseconds` on the scheduler's monotonic clock.
+        public init(nanoseconds: Int64) {
+            self.nanoseconds = nanoseconds
+        }
+
+        /// This instant moved by `duration`, saturating at the clock's range (a sub-nanosecond
+        /// remainder rounds up, so a deadline is never early).
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(nanoseconds: Nanoseconds.adding(nanoseconds, Nanoseconds.of(duration)))
+        }
+
+        /// The duration from this instant to `other` (negative when `other` is earlier), saturating.
+        public func duration(to other: Instant) -> Duration {
+            .nanoseconds(Nanoseconds.subtracting(other.nanoseconds, nanoseconds))
+        }
+
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.nanoseconds < rhs.nanoseconds
+        }
+    }
+
+    /// The scheduler whose time and timers this clock uses.
+    public let scheduler: S
+
+    /// The clock of `scheduler`; same as `scheduler.clock`.
+    public init(_ scheduler: S) {
+        self.scheduler = scheduler
+    }
+
+    /// The scheduler's monotonic time: `CLOCK_MONOTONIC` on real schedulers, virtual time on
+    /// ``TestScheduler``.
+    public var now: Instant {
+        Instant(nanoseconds: scheduler.monotonicNanoseconds)
+    }
+
+    /// One nanosecond, the schedulers' resolution; zero on ``TestScheduler``, whose time only moves
+    /// when advanced.
+    public var minimumResolution: Duration {
+        scheduler is TestScheduler ? .zero : .nanoseconds(1)
+    }
+
+    /// Suspends until `deadline` on the scheduler's timer, never earlier, up to `tolerance` later
+    /// (tolerance becomes the timer's leeway; a negative one counts as zero).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first (the timer is disposed at
+    ///   once) or the scheduler shuts down; see ``DateScheduler/sleep(for:leeway:)``.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        // The scheduler measures the delay from a clock reading taken after this one, so the timer
+        // fires no earlier than `deadline`.
+        let delay = now.duration(to: deadline)
+        try await scheduler.sleep(for: delay, leeway: max(.zero, tolerance ?? .zero))
+    }
+}

@@ -1,0 +1,53 @@
+/// Swift concurrency on virtual time: one virtual time for callbacks and async code (DESIGN §8.7).
+///
+/// A job enqueued on the test scheduler becomes an action at the current virtual time, so
+/// ``TestScheduler/advance(by:)``, ``TestScheduler/step()`` and ``TestScheduler/run()`` run it, on
+/// the calling thread, in virtual-time order with everything else — including jobs enqueued by what
+/// they run and tasks resumed by its timers — until nothing is due at the target time:
+///
+/// ```swift
+/// let test = TestScheduler()
+/// let task = Task(executorPreference: test) {
+///     try await test.sleep(for: .seconds(5))
+///     return "done"
+/// }
+/// test.advance(by: .seconds(5))   // the task has finished when this returns: no yields, no polling
+/// ```
+///
+/// Only tasks that run on it are driven this way: a task on the global pool that awaits
+/// `test.sleep` is woken deterministically, but runs on when the pool gets to it.
+extension TestScheduler: SerialExecutor, TaskExecutor {
+    /// Queues `job` as an action at the current virtual time; it runs inside the next
+    /// `advance`/`step`/`run`.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
+        let job = UnownedJob(job)
+        // Unowned: the entry only runs inside `advance`/`step`/`run` on this scheduler, and the
+        // scheduler's deinit removes it without running it.
+        schedule { [unowned self] in
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
+    }
+
+    /// The scheduler as an actor's executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// The scheduler as a task's preferred executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Stops the program unless the caller runs one of this scheduler's actions or jobs.
+    public func checkIsolated() {
+        if !isRunningItsWork {
+            fatalError("TestScheduler.checkIsolated(): not running on the TestScheduler (expected one of its actions or jobs)")
+        }
+    }
+
+    /// True inside this scheduler's actions and jobs.
+    public func isIsolatingCurrentContext() -> Bool? {
+        isRunningItsWork
+    }
+}

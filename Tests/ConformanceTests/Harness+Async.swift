@@ -1,0 +1,103 @@
+import Foundation
+import LoopScheduling
+import Scheduling
+import Testing
+
+extension SchedulerKind {
+    /// Schedulers that are `SerialExecutor`s (rules 10.x for actors).
+    // TODO(lead): loop kinds when LoopScheduler conforms (add `.loop, .loopCallerThread, .loopAdopted`
+    // here and in `taskExecutors`, and record `EnqueueProbe.record(self)` in its `enqueue`).
+    static let serialExecutors: [SchedulerKind] = [.queue, .test]
+    /// Schedulers that are `TaskExecutor`s.
+    static let taskExecutors: [SchedulerKind] = [.queue, .concurrentQueue, .test]
+}
+
+extension Harness {
+    /// The scheduler as an actor's executor, for kinds in ``SchedulerKind/serialExecutors``.
+    var serialExecutor: any SerialExecutor { scheduler as! any SerialExecutor }
+
+    /// The scheduler as a task executor, for kinds in ``SchedulerKind/taskExecutors``.
+    var taskExecutor: any TaskExecutor { scheduler as! any TaskExecutor }
+
+    /// Timers the scheduler still holds, where it can tell: the test scheduler's pending entries,
+    /// a loop's pending timers. `nil` for Dispatch-backed schedulers.
+    var pendingTimers: Int? {
+        if let testScheduler { return testScheduler.pendingCount }
+        if let loop = scheduler as? LoopScheduler { return loop.statistics.timersPending }
+        return nil
+    }
+
+    /// Waits until `condition` holds without blocking a thread of the cooperative pool: real
+    /// schedulers up to `timeout` of real time, looking again every millisecond; the test scheduler
+    /// up to `timeout` of virtual time, advanced a millisecond at a time (its tasks run inside).
+    func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+        if testScheduler != nil { return waitUntil(timeout: timeout, condition) }
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    /// Runs `body` in a new task and waits for it (see ``eventually(timeout:_:)``).
+    ///
+    /// - Returns: the task's result, or `nil` when it did not finish in time.
+    func runTask<T: Sendable>(
+        timeout: Duration = .seconds(20),
+        _ body: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error>? {
+        await startTask(body).wait(timeout: timeout)
+    }
+
+    /// Starts `body` in a new task and returns a handle to cancel it and read its result. On the
+    /// test scheduler the task prefers it (one virtual time); elsewhere it runs on the global pool.
+    func startTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> RunningTask<T> {
+        let running = RunningTask<T>(harness: self)
+        let executor: (any TaskExecutor)? = testScheduler
+        running.task = Task(executorPreference: executor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            running.finish(result)
+        }
+        return running
+    }
+}
+
+/// A task started by ``Harness/startTask(_:)``.
+final class RunningTask<T: Sendable>: Sendable {
+    private let harness: Harness
+    private let outcome = LockedValue<Result<T, any Error>?>(nil)
+    private let handle = LockedValue<Task<Void, Never>?>(nil)
+
+    init(harness: Harness) {
+        self.harness = harness
+    }
+
+    var task: Task<Void, Never>? {
+        get { handle.withLock { $0 } }
+        set { handle.withLock { $0 = newValue } }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        outcome.withLock { $0 = result }
+        harness.ring()
+    }
+
+    var result: Result<T, any Error>? { outcome.withLock { $0 } }
+
+    func cancel() { task?.cancel() }
+
+    /// Waits for the task to finish (see ``Harness/eventually(timeout:_:)``).
+    func wait(timeout: Duration = .seconds(20)) async -> Result<T, any Error>? {
+        guard await harness.eventually(timeout: timeout, { self.result != nil }) else { return nil }
+        return result
+    }
+}
+
+extension Result {
+    var isCancellationError: Bool {
+        if case .failure(let error) = self { return error is CancellationError }
+        return false
+    }
+}
