@@ -184,7 +184,7 @@ extension LoopCore {
             }
             let action = timer.action.take()
             recordFire(lateness: lateness)
-            action?()
+            if let action { action() } else { timer.fireHandler() }
             return
         }
         let periodic = unsafeDowncast(timer, to: PeriodicLoopTimer.self)

@@ -50,6 +50,7 @@ extension LoopCore {
         CurrentScheduler.leaveBatch(saved)
         confined.inBatch = false
         for timer in confined.timers.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
+            timer.cancelledByScheduler()
             timer.releaseAction()
             confined.stats.disposedBeforeRun += 1
         }

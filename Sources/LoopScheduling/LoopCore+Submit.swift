@@ -34,8 +34,11 @@ extension LoopCore {
     }
 
     /// Releases a refused entry's closure and reports it disposed (rule 4.9: inert after shutdown).
+    /// A refused handler timer hears `timerCancelledByScheduler`, as a pending one does at
+    /// shutdown: an `await` on it must never be left suspended.
     private func refuse(_ entry: LoopWork) -> any Disposable {
         _ = ActionLifecycle.dispose(entry.state)
+        if entry.isTimer { unsafeDowncast(entry, to: LoopTimer.self).cancelledByScheduler() }
         entry.releaseAction()
         return Disposables.disposed
     }

@@ -23,8 +23,43 @@ class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
         super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
     }
 
-    /// How late a tick may start, for coalescing wake-ups. One-shot timers have none.
+    /// How late a tick may start, for coalescing wake-ups. One-shot closure timers have none.
     var leeway: Int64 { 0 }
+
+    /// Fires a timer that has no closure (a handler timer): overridden by ``HandlerLoopTimer``.
+    func fireHandler() {}
+
+    /// The scheduler disposed the timer because it shut down (or refused it because it had): tell
+    /// whoever waits on it. Nothing for closure timers.
+    func cancelledByScheduler() {}
+}
+
+/// A one-shot timer that calls a handler value stored inline instead of a closure: no closure
+/// context per timer, which is what `sleep` and `withTimeout` use.
+// The handler follows LoopWork's state machine, like `action`.
+final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchecked Sendable {
+    @exclusivity(unchecked) var handler: Handler?
+    let handlerLeeway: Int64
+
+    init(core: LoopCore?, deadline: Int64, isWall: Bool, leeway: Int64, handler: Handler) {
+        self.handler = handler
+        self.handlerLeeway = leeway
+        super.init(core: core, deadline: deadline, isWall: isWall, action: nil)
+    }
+
+    override var leeway: Int64 { handlerLeeway }
+
+    override func fireHandler() {
+        handler.take()?.timerFired()
+    }
+
+    override func cancelledByScheduler() {
+        handler.take()?.timerCancelledByScheduler()
+    }
+
+    override func releaseAction() {
+        handler = nil
+    }
 }
 
 /// A periodic timer: ticks on the grid `origin + k·interval` (``PeriodicGrid``, the rule every
@@ -39,6 +74,9 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     @exclusivity(unchecked) var tickIndex: Int64 = 0
     @exclusivity(unchecked) var missedTicks = 0
     @exclusivity(unchecked) var tick: (@Sendable (_ missedTicks: Int) -> Void)?
+    /// Told when the scheduler disposes the timer at shutdown (a handler's
+    /// `timerCancelledByScheduler`), so an async tick sequence ends instead of waiting forever.
+    @exclusivity(unchecked) var onCancelledByScheduler: (@Sendable () -> Void)?
 
     /// A timer whose first tick is due at `deadline` (monotonic, or wall-clock while `isWall`).
     init(
@@ -57,7 +95,12 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
 
     override func releaseAction() {
         tick = nil
+        onCancelledByScheduler = nil
     }
 
     override var leeway: Int64 { tickLeeway }
+
+    override func cancelledByScheduler() {
+        onCancelledByScheduler.take()?()
+    }
 }

@@ -35,6 +35,18 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bo
     return true
 }
 
+/// The same for async tests: suspends instead of blocking, so a cooperative thread stays free for
+/// the tasks the condition waits on (two blocked threads are the whole pool on two cores).
+@discardableResult
+func eventuallyAsync(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+}
+
 /// Runs `body` on the loop and waits for its result.
 func onLoop<Result: Sendable>(_ loop: LoopScheduler, _ body: @escaping @Sendable () -> Result) -> Result {
     let result = LockedValue<Result?>(nil)

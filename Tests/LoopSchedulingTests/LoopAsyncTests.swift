@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+/// The async layer on the loop (DESIGN §8.3–8.5): what only a scheduler that shuts down can show.
+@Suite("LoopScheduler async waiting")
+struct LoopAsyncTests {
+    @Test("A sleep pending when the loop shuts down throws CancellationError; one begun after throws at once")
+    func sleepAtShutdown() async throws {
+        let loop = try LoopScheduler(name: "sleepers")
+        let sleeper = Task { () -> String in
+            do {
+                try await loop.sleep(for: .seconds(30))
+                return "woke"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }
+        // Wait until the sleep's timer is in the loop, not a guess.
+        #expect(await eventuallyAsync { loop.statistics.timersPending == 1 })
+        await loop.shutdown()
+        #expect(await sleeper.value == "cancelled")
+        await #expect(throws: CancellationError.self) { try await loop.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test("ticks ends (nil) when the loop shuts down")
+    func ticksEndAtShutdown() async throws {
+        let loop = try LoopScheduler(name: "ticks")
+        let seen = Atomic<Int>(0)
+        let consumer = Task { () -> Int in
+            var last = 0
+            for await index in loop.ticks(every: .milliseconds(2)) {
+                last = index
+                seen.store(index, ordering: .relaxed)
+            }
+            return last
+        }
+        #expect(await eventuallyAsync { seen.load(ordering: .relaxed) >= 3 })
+        await loop.shutdown()
+        let last = await consumer.value
+        #expect(last >= 3)
+    }
+
+    @Test("Cancelling a sleeping task frees its timer on the loop at once")
+    func cancelFreesTimer() async throws {
+        let loop = try LoopScheduler(name: "cancel-sleep")
+        let sleeper = Task { try await loop.sleep(for: .seconds(30)) }
+        #expect(await eventuallyAsync { loop.statistics.timersPending == 1 })
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(await eventuallyAsync { loop.statistics.timersPending == 0 }, "the cancelled sleep's timer stayed in the heap")
+        await loop.shutdown()
+    }
+
+    @Test("withTimeout on the loop: a quick operation returns and leaves no timer; a slow one throws TimeoutError")
+    func timeouts() async throws {
+        let loop = try LoopScheduler(name: "timeouts")
+        for _ in 0..<1_000 {
+            let value = try await loop.withTimeout(.seconds(30)) { 42 }
+            #expect(value == 42)
+        }
+        #expect(await eventuallyAsync { loop.statistics.timersPending == 0 })
+        await #expect(throws: TimeoutError(timeout: .milliseconds(5))) {
+            try await loop.withTimeout(.milliseconds(5)) { try await Task.sleep(for: .seconds(30)) }
+        }
+        await loop.shutdown()
+    }
+}
