@@ -62,6 +62,12 @@ extension LoopCore {
     /// returns; an adopted one belongs to the host, so the scheduler is closed now.
     func handlesDidClose() {
         publishStatistics()
+        // Spare timers point back at the core: dropping them breaks that cycle.
+        confined.spareTimers = []
+        confined.spareTasks = []
+        // The loop thread is done with the loop; its id may soon belong to another thread (glibc
+        // reuses thread descriptors), which must not pass for the loop thread.
+        forgetLoopThread()
         if mode == .adopted { lifecycle.didClose() }
     }
 

@@ -156,6 +156,11 @@ final class LoopCore: @unchecked Sendable {
         loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
     }
 
+    /// After the last close callback: no thread is the loop thread any more.
+    func forgetLoopThread() {
+        loopThreadID.store(0, ordering: .relaxed)
+    }
+
     @inline(__always)
     func noteLoopThread() {
         let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
