@@ -64,8 +64,9 @@ final class LoopMetricsRegistry: Sendable {
 
     private let prefix: String
     private let factory: any MetricsFactory
-    /// The list head, strongly held; written under the lock only.
-    private let lock = Mutex<Node?>(nil)
+    /// The list head, strongly held; written under the lock only. (`LockedValue`, not `Mutex`: the
+    /// thread sanitizer cannot see `Mutex`'s futex on Linux.)
+    private let lock = LockedValue<Node?>(nil)
     /// The same head, for lock-free readers (published with release, read with acquire).
     private let head = Atomic<Unmanaged<Node>?>(nil)
 
@@ -97,7 +98,9 @@ final class LoopMetricsRegistry: Sendable {
         return false
     }
 
-    /// The slow path: makes the handles of `loopName` once, even if two loops race to it.
+    /// The slow path: makes the handles of `loopName` once, even if two loops race to it. The
+    /// factory runs under the lock so a name's metric objects are made exactly once; it never
+    /// calls back into the registry.
     private func insert(_ loopName: String) -> LoopMetricHandles {
         lock.withLock { first in
             var current = first
