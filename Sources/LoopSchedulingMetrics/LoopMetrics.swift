@@ -41,8 +41,8 @@ import Scheduling
 ///
 /// The metric objects are made once per loop name, on the first iteration of that loop, and
 /// reused: an iteration allocates nothing and looks nothing up in a dictionary (a lock-free scan
-/// of the names seen so far, which for a loop's own name stops at the first string compare that
-/// finds the same storage). Loops that share a name share their metrics (their counters add up;
+/// of the names seen so far, newest first; the loop's own name matches by string identity).
+/// Loops that share a name share their metrics (their counters add up;
 /// the Gauge shows whichever reported last). Metrics are not destroyed when a loop shuts down:
 /// the counters keep their totals for the program's life, as swift-metrics backends expect.
 ///
