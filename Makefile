@@ -6,7 +6,7 @@
 SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
 # Suites that exercise threads: run again under the sanitizers.
-CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests
+CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 
 .PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench clean
 

@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LoopScheduling", targets: ["LoopScheduling"]),
         .library(name: "SchedulingCombine", targets: ["SchedulingCombine"]),
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
+        .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Test-only: a real client of `SchedulerClock` (debounce, AsyncTimerSequence) in the tests.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
@@ -44,6 +46,14 @@ let package = Package(
             dependencies: [
                 "Scheduling", "LoopScheduling",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "LoopSchedulingMetrics",
+            dependencies: [
+                "Scheduling", "LoopScheduling",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -91,6 +101,15 @@ let package = Package(
                 "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LoopSchedulingMetricsTests",
+            dependencies: [
+                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,13 +1,12 @@
 import Foundation
 import LoopScheduling
 import Scheduling
+import SchedulingServiceLifecycle
 import ServiceLifecycle
 import Testing
 
-@testable import SchedulingServiceLifecycle
-
 /// LoopScheduler and LoopSchedulerGroup as services of a real `ServiceGroup`.
-@Suite("Loop services")
+@Suite("Loop services", .timeLimit(.minutes(1)))
 struct LoopServiceTests {
     /// After the service returned: new work refused, accepted work ran, timers disposed.
     static func expectShutDown(_ probe: ShutdownProbe, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -105,15 +104,41 @@ struct LoopServiceTests {
         Self.expectShutDown(probe)
     }
 
-    @Test("The run table forgets dead objects, so it stays small")
-    func runTablePrunes() throws {
-        let table = ServiceRuns()
-        for _ in 0..<1000 {
-            let loop = try LoopSchedulerGroup(count: 1, name: "svc-prune")
-            try table.claim(loop, service: "group")
-            #expect(throws: ServiceAlreadyRunError.self) { try table.claim(loop, service: "group") }
-            loop.shutdown()
-        }
-        #expect(table.count <= 32)
+    @Test("shutdown() from another thread ends run(), outside a service group")
+    func shutdownElsewhereEndsRun() async throws {
+        let loop = try LoopScheduler(name: "svc-elsewhere")
+        let probe = ShutdownProbe(loop)
+        let running = Task { try await loop.run() }
+        #expect(!refusesWork(loop))
+        Thread.detachNewThread { loop.shutdown() }
+        try await ended(running)
+        Self.expectShutDown(probe)
+        // The claim stays: the ended service does not run again.
+        await #expect(throws: ServiceAlreadyRunError.self) { try await loop.run() }
+    }
+
+    @Test("shutdown() from another thread ends the loop's service, and so a ServiceGroup")
+    func shutdownElsewhereEndsGroup() async throws {
+        let loop = try LoopScheduler(name: "svc-elsewhere-group")
+        let probe = ShutdownProbe(loop)
+        let group = ServiceGroup(services: [loop], logger: quietLogger)
+        let running = Task { try await group.run() }
+        Thread.detachNewThread { loop.shutdown() }
+        // The default successTerminationBehavior (`.cancelGroup`) reports the early end.
+        await #expect(throws: ServiceGroupError.self) { try await ended(running) }
+        Self.expectShutDown(probe)
+    }
+
+    @Test("A LoopSchedulerGroup's run() ends once every loop of it was shut down elsewhere, not before")
+    func groupEndsWhenEveryLoopClosed() async throws {
+        let loops = try LoopSchedulerGroup(count: 2, name: "svc-elsewhere-loops")
+        let probes = loops.schedulers.map(ShutdownProbe.init)
+        let running = Task { try await loops.run() }
+        await loops.schedulers[0].shutdown()
+        // Had run() returned, it would have shut the other loop down: give it a moment to show.
+        #expect(!eventually(timeout: .milliseconds(200)) { refusesWork(loops.schedulers[1]) })
+        Thread.detachNewThread { loops.schedulers[1].shutdown() }
+        try await ended(running)
+        for probe in probes { Self.expectShutDown(probe) }
     }
 }

@@ -20,6 +20,17 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bo
     return true
 }
 
+/// The outcome of `task`, which is cancelled if the waiting test is (as by its time limit): a
+/// service that failed to end by itself then ends by cancellation, and the test fails on the time
+/// limit instead of hanging.
+func ended(_ task: Task<Void, any Error>) async throws {
+    try await withTaskCancellationHandler {
+        try await task.value
+    } onCancel: {
+        task.cancel()
+    }
+}
+
 /// Whether `loop` refuses new work, as it does once shutdown began.
 func refusesWork(_ loop: LoopScheduler) -> Bool {
     loop.schedule {}.isDisposed
