@@ -28,14 +28,19 @@ extension Harness {
     }
 
     /// Waits until `condition` holds without blocking a thread of the cooperative pool: real
-    /// schedulers up to `timeout` of real time, looking again every millisecond; the test scheduler
+    /// schedulers up to `timeout` of time this task could run, looking again every millisecond; the test scheduler
     /// up to `timeout` of virtual time, advanced a millisecond at a time (its tasks run inside).
     func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
         if testScheduler != nil { return waitUntil(timeout: timeout, condition) }
-        let deadline = ContinuousClock.now + timeout
+        // Only the time this task could have run counts: blocking tests can starve the whole pool
+        // for seconds, this task and the tasks it waits on alike. Each look counts at most 20 ms,
+        // so a real hang still fails.
+        var budget = timeout
         while !condition() {
-            if ContinuousClock.now >= deadline { return false }
+            if budget <= .zero { return false }
+            let before = ContinuousClock.now
             try? await Task.sleep(for: .milliseconds(1))
+            budget -= min(ContinuousClock.now - before, .milliseconds(20))
         }
         return true
     }
