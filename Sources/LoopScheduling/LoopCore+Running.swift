@@ -107,8 +107,10 @@ extension LoopCore {
                 }
             case .cancelled(let timer):
                 if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
-            case .job(let job):
-                runJob(job)
+            case .taskJob(let job):
+                runTaskJob(job)
+            case .actorJob(let job):
+                runActorJob(job)
             }
         }
         recycle(&items)
@@ -125,7 +127,8 @@ extension LoopCore {
         for item in items {
             switch item {
             case .work(let entry): run(entry)
-            case .job(let job): runJob(job)
+            case .taskJob(let job): runTaskJob(job)
+            case .actorJob(let job): runActorJob(job)
             case .cancelled: preconditionFailure("LoopCore.runLocalItems: a cancellation in the loop-local queue")
             }
         }

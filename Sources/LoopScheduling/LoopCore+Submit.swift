@@ -67,11 +67,13 @@ extension LoopCore {
 
     @inline(__always)
     private func accepts(_ item: LoopItem) -> Bool {
-        if case .job = item {
+        switch item {
+        case .taskJob, .actorJob:
             let state = lifecycle.state
             return state == .open || state == .draining
+        case .work, .cancelled:
+            return lifecycle.isOpen
         }
-        return lifecycle.isOpen
     }
 
     /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is

@@ -64,10 +64,14 @@ final class LoopCore: @unchecked Sendable {
     private(set) var handles: UVHandles!
     /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded.
     let fallback = FallbackExecutor()
-    /// The public object as the executor jobs run isolated to. Unowned: Swift requires an executor
-    /// to outlive the actors pinned to it, so it is alive whenever a job of its can run; it is set
-    /// before any job can be enqueued, and stays readable while `deinit` drains the last jobs.
-    nonisolated(unsafe) unowned(unsafe) var executor: LoopScheduler?
+    /// The public object as the task executor that task jobs run on. Unowned: a job can only be
+    /// enqueued through the public object, which is set before and stays readable while `deinit`
+    /// drains the last jobs; after that, jobs go to the fallback, which never reads it.
+    nonisolated(unsafe) unowned(unsafe) var taskExecutor: LoopScheduler?
+    /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
+    /// can run its jobs (the loop and the fallback queue both hold the core). Set once in `init`,
+    /// before the core is shared with any other thread.
+    private(set) var actorExecutor: LoopActorExecutor!
 
     /// The public object, made current around every batch. Weak: dropping the last reference to
     /// the public object is what shuts the loop down.
@@ -103,6 +107,7 @@ final class LoopCore: @unchecked Sendable {
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
         self.thread = mode == .ownThread ? LoopThread() : nil
+        actorExecutor = LoopActorExecutor(core: self)
         do {
             handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
         } catch {

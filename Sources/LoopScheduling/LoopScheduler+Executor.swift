@@ -18,17 +18,29 @@ import Scheduling
 /// loop while it drains, afterwards on a serial fallback queue, one at a time, in FIFO order, with
 /// `Schedulers.current` nil (DESIGN §8.2).
 ///
+/// Two executors, one FIFO: the scheduler itself is the task executor, and
+/// ``asUnownedSerialExecutor()`` hands actors a separate executor object of the loop. Both protocols
+/// deliver jobs through the same `enqueue`, and a task's job must run *not* isolated (so its
+/// nonisolated calls need no hop) while an actor's must run isolated to the actor's executor; two
+/// objects are how the loop tells them apart. The price: an actor pinned to the loop, called from a
+/// task that prefers the loop, is a hop each way through the loop-local queue — on the loop thread,
+/// in the same iteration, with no thread hand-off.
+///
 /// - Important: Swift requires an executor to outlive the actors pinned to it. Keep the scheduler
 ///   alive (and, ideally, running) as long as such actors exist.
 extension LoopScheduler: SerialExecutor, TaskExecutor {
-    /// Queues `job` on the loop; see the type's discussion for shutdown.
+    /// Queues the job of a task that prefers this scheduler; see the type's discussion for
+    /// shutdown. Actors pinned to the loop enqueue on ``asUnownedSerialExecutor()``'s executor
+    /// instead; a job handed here runs as a task's, not isolated to any actor.
     public func enqueue(_ job: consuming ExecutorJob) {
-        core.enqueue(UnownedJob(job))
+        EnqueueProbe.record(self)
+        core.enqueue(.taskJob(UnownedJob(job)))
     }
 
-    /// The scheduler as an actor's executor.
+    /// The loop's executor for actors: pin an actor to the loop by returning this from its
+    /// `unownedExecutor`. Its jobs share the loop's FIFO with ``schedule(_:)`` and task jobs.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
+        UnownedSerialExecutor(ordinary: core.actorExecutor)
     }
 
     /// The scheduler as a task's preferred executor.
@@ -40,11 +52,7 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     /// actions or jobs (or a job on its post-shutdown fallback queue). Called by the runtime for
     /// `assumeIsolated` and `preconditionIsolated` when its cheaper checks are inconclusive.
     public func checkIsolated() {
-        if !core.isIsolatingCurrentContext {
-            fatalError(
-                "LoopScheduler.checkIsolated(): not running on the loop '\(name)' (expected one of its actions or jobs)"
-            )
-        }
+        core.checkIsolated(function: "LoopScheduler.checkIsolated()")
     }
 
     /// True inside this scheduler's actions and jobs: on its loop thread within a batch of its work,
@@ -55,28 +63,57 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     }
 }
 
+/// The executor of actors pinned to a loop (``LoopScheduler/asUnownedSerialExecutor()``): the
+/// loop's FIFO, with jobs run isolated to it. Owned by the loop's engine, so it lives as long as
+/// anything that can run its jobs.
+final class LoopActorExecutor: SerialExecutor {
+    // Unowned: the core owns this object.
+    private unowned(unsafe) let core: LoopCore
+
+    init(core: LoopCore) {
+        self.core = core
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
+        core.enqueue(.actorJob(UnownedJob(job)))
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    func checkIsolated() {
+        core.checkIsolated(function: "LoopScheduler.asUnownedSerialExecutor().checkIsolated()")
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        core.isIsolatingCurrentContext
+    }
+}
+
 extension LoopCore {
     /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.
-    func enqueue(_ job: UnownedJob) {
-        if !submit(.job(job)) { fallback.enqueue(job, core: self) }
+    func enqueue(_ item: LoopItem) {
+        if !submit(item) { fallback.enqueue(item, core: self) }
     }
 
-    /// Runs a job isolated to this scheduler, with it as the task executor, in one call: the
-    /// variant that does not make the runtime enqueue the job again (a second `enqueue` per job
-    /// would also break FIFO order with `schedule`).
     @inline(__always)
-    func runJob(_ job: UnownedJob) {
+    func runTaskJob(_ job: UnownedJob) {
         confined.stats.tasksRun += 1
-        runIsolated(job)
+        job.runSynchronously(on: taskExecutor!.asUnownedTaskExecutor())
     }
 
     @inline(__always)
-    func runIsolated(_ job: UnownedJob) {
-        let executor = self.executor!
-        job.runSynchronously(
-            isolatedTo: executor.asUnownedSerialExecutor(),
-            taskExecutor: executor.asUnownedTaskExecutor()
-        )
+    func runActorJob(_ job: UnownedJob) {
+        confined.stats.tasksRun += 1
+        job.runSynchronously(on: actorExecutor.asUnownedSerialExecutor())
+    }
+
+    func checkIsolated(function: String) {
+        if !isIsolatingCurrentContext {
+            fatalError("\(function): not running on the loop '\(name)' (expected one of its actions or jobs)")
+        }
     }
 
     var isIsolatingCurrentContext: Bool {
@@ -97,7 +134,17 @@ final class FallbackExecutor: Sendable {
 
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 
-    func enqueue(_ job: UnownedJob, core: LoopCore) {
-        queue.async { core.runIsolated(job) }
+    /// Runs a job the closed loop refused. A task job's scheduler is alive: the task's executor
+    /// preference holds it (`Task(executorPreference:)`) or the caller's scope does
+    /// (`withTaskExecutorPreference`), so each later job of the task comes back here, in order.
+    func enqueue(_ item: LoopItem, core: LoopCore) {
+        switch item {
+        case .taskJob(let job):
+            queue.async { job.runSynchronously(on: core.taskExecutor!.asUnownedTaskExecutor()) }
+        case .actorJob(let job):
+            queue.async { job.runSynchronously(on: core.actorExecutor.asUnownedSerialExecutor()) }
+        case .work, .cancelled:
+            preconditionFailure("FallbackExecutor.enqueue: only jobs fall back")
+        }
     }
 }

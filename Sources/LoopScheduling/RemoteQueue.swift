@@ -10,8 +10,11 @@ enum LoopItem {
     case work(LoopWork)
     /// A timer that was disposed on another thread.
     case cancelled(LoopTimer)
-    /// A Swift concurrency job (an actor's or a task's), run with the scheduler as its executor.
-    case job(UnownedJob)
+    /// A job of a task that prefers the scheduler, run with it as the task executor only: its
+    /// nonisolated code then calls nonisolated functions without a hop.
+    case taskJob(UnownedJob)
+    /// A job of an actor pinned to the scheduler, run isolated to the actor executor.
+    case actorJob(UnownedJob)
 }
 
 /// Work handed to the loop by other threads.

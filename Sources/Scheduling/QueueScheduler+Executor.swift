@@ -15,25 +15,37 @@ import Dispatch
 /// actor methods. Inside one of the scheduler's plain actions, `actor.assumeIsolated` works for
 /// an actor pinned to it.
 ///
+/// The scheduler is the task executor; actors get a separate executor object of the same queue
+/// from ``asUnownedSerialExecutor()``, because an actor's job must run isolated and a task's must
+/// not (its nonisolated calls would each cost a hop), and both arrive through `enqueue`.
+///
 /// - Important: Swift requires an executor to outlive the actors pinned to it; a
 ///   `QueueScheduler` never shuts down, so keeping it referenced is enough.
-extension QueueScheduler: SerialExecutor, TaskExecutor {
-    /// Queues `job` behind the work already on the queue.
+extension QueueScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
+    /// Queues the job of a task that prefers this scheduler behind the work already on the queue.
+    /// Actors enqueue on ``asUnownedSerialExecutor()``'s executor instead.
     public func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
         let job = UnownedJob(job)
         queue.async { [self] in
             CurrentScheduler.withCurrent(self) {
-                // Isolated to this serial executor *and* with it as the task executor, in one
-                // call: the variant that does not make the runtime enqueue the job again.
-                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                job.runSynchronously(on: asUnownedTaskExecutor())
             }
         }
     }
 
-    /// The scheduler as an actor's executor.
+    package func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
+        queue.async { [self] in
+            CurrentScheduler.withCurrent(self) {
+                job.runSynchronously(on: executor.asUnownedSerialExecutor())
+            }
+        }
+    }
+
+    /// The queue's executor for actors: pin an actor to the scheduler by returning this from its
+    /// `unownedExecutor`.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
+        actorExecutor.asUnownedSerialExecutor()
     }
 
     /// The scheduler as a task's preferred executor.
@@ -57,6 +69,8 @@ extension QueueScheduler: SerialExecutor, TaskExecutor {
     public func isIsolatingCurrentContext() -> Bool? {
         isRunningItsWork
     }
+
+    package var isolationDescription: String { "QueueScheduler '\(queue.label)'" }
 }
 
 extension Scheduler {

@@ -24,6 +24,8 @@ public final class QueueScheduler: DateScheduler, DispatchQueueScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue
     package let timers: DispatchTimerQueue
+    /// The executor of actors pinned to this scheduler (see `asUnownedSerialExecutor()`).
+    package let actorExecutor = ActorExecutor()
     package static var typeName: String { "QueueScheduler" }
 
     /// Makes a serial scheduler targeting the global queue of `priority`.
@@ -36,5 +38,6 @@ public final class QueueScheduler: DateScheduler, DispatchQueueScheduler {
     public init(name: String? = nil, targeting target: DispatchQueue) {
         queue = DispatchQueue(label: name ?? "QueueScheduler", target: target)
         timers = DispatchTimerQueue(queue: queue, runsSerially: true)
+        actorExecutor.bind(to: self)
     }
 }

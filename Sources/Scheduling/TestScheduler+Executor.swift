@@ -16,22 +16,34 @@
 ///
 /// Only tasks that run on it are driven this way: a task on the global pool that awaits
 /// `test.sleep` is woken deterministically, but runs on when the pool gets to it.
-extension TestScheduler: SerialExecutor, TaskExecutor {
-    /// Queues `job` as an action at the current virtual time; it runs inside the next
-    /// `advance`/`step`/`run`.
+extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
+    /// Queues the job of a task that prefers this scheduler as an action at the current virtual
+    /// time; it runs inside the next `advance`/`step`/`run`. Actors enqueue on
+    /// ``asUnownedSerialExecutor()``'s executor instead (the same queue; see ``QueueScheduler``'s
+    /// executor discussion for why there are two objects).
     public func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
         let job = UnownedJob(job)
         // Unowned: the entry only runs inside `advance`/`step`/`run` on this scheduler, and the
         // scheduler's deinit removes it without running it.
         schedule { [unowned self] in
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 
-    /// The scheduler as an actor's executor.
+    package func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
+        // Unowned for the same reason; the actor executor lives as long as the scheduler.
+        schedule { [unowned executor] in
+            job.runSynchronously(on: executor.asUnownedSerialExecutor())
+        }
+    }
+
+    package var isolationDescription: String { "TestScheduler" }
+
+    /// The test scheduler's executor for actors: pin an actor to virtual time by returning this
+    /// from its `unownedExecutor`.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
+        actorExecutor.asUnownedSerialExecutor()
     }
 
     /// The scheduler as a task's preferred executor.

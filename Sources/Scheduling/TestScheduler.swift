@@ -20,11 +20,14 @@ import Synchronization
 /// behind, so no tick is ever skipped).
 public final class TestScheduler: DateScheduler {
     private let core: TestSchedulerCore
+    /// The executor of actors pinned to this scheduler (see `asUnownedSerialExecutor()`).
+    package let actorExecutor = ActorExecutor()
 
     /// Makes a scheduler whose virtual clock starts at `now`.
     public init(now: Date = Date(timeIntervalSinceReferenceDate: 0)) {
         BadInput.checkDate(now, method: "TestScheduler.init(now:)", parameter: "now")
         core = TestSchedulerCore(now: Nanoseconds.sinceEpoch(now))
+        actorExecutor.bind(to: self)
     }
 
     deinit {
