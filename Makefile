@@ -2,13 +2,16 @@
 #   make run    loopsched's benchmark on the default workloads (release build)
 #   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
 #               concurrency suites again under the thread and the address sanitizer
+# and one more:
+#   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
+#                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
 SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
 # Suites that exercise threads: run again under the sanitizers.
 CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 
-.PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench clean
+.PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench example clean
 
 all: build
 
@@ -38,5 +41,8 @@ run: deps
 
 bench: run
 
+example: deps
+	SWIFT=$(SWIFT) ./scripts/example.sh
+
 clean:
-	rm -rf .build .build-tsan .build-asan
+	rm -rf .build .build-tsan .build-asan Examples/TimeoutServer/.build

@@ -1,0 +1,97 @@
+import ArgumentParser
+import CoreMetrics
+import Hummingbird
+import Logging
+import LoopScheduling
+import LoopSchedulingMetrics
+import NIOCore
+import Prometheus
+import SchedulingServiceLifecycle
+import ServiceLifecycle
+import UnixSignals
+
+/// A Hummingbird 2 server whose per-request timeouts are armed on a `LoopSchedulerGroup`
+/// (`--timeouts loop`) or by racing `Task.sleep` in a task group (`--timeouts taskgroup`).
+///
+/// One `ServiceGroup` runs the loops and the HTTP server; SIGTERM or SIGINT shuts it down
+/// gracefully: the server drains first, then the loops (listed first, so stopped last).
+@main
+struct TimeoutServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "TimeoutServer",
+        abstract: "A Hummingbird server arming a timeout per request, on loops or with task groups."
+    )
+
+    @Option(help: "How each request arms its timeout: loop (withTimeout on the loops) or taskgroup (Task.sleep race).")
+    var timeouts: TimeoutMode
+
+    @Option(help: "The port to listen on, on 127.0.0.1 only (0: any free port, logged at start).")
+    var port: Int = 8080
+
+    @Option(help: "How many loops the LoopSchedulerGroup runs.")
+    var loops: Int = 1
+
+    @Option(name: .customLong("timeout-ms"), help: "The deadline of `/`, in milliseconds.")
+    var timeoutMilliseconds: Int = 30_000
+
+    @Option(name: .customLong("slow-timeout-ms"), help: "The deadline of `/slow`, in milliseconds.")
+    var slowTimeoutMilliseconds: Int = 50
+
+    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
+        guard loops >= 1 else { throw ValidationError("--loops must be at least 1") }
+        guard timeoutMilliseconds > 0, slowTimeoutMilliseconds > 0 else {
+            throw ValidationError("--timeout-ms and --slow-timeout-ms must be positive")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "TimeoutServer")
+        logger.logLevel = logLevel
+        logger[metadataKey: "timeouts"] = "\(timeouts.rawValue)"
+
+        // Metrics first: LoopMetrics() and the routes' counters read MetricsSystem.factory.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let fired = Counter(label: "timeouts_fired_total")
+
+        let loopGroup = try LoopSchedulerGroup(count: loops, name: "timeouts", metricsDelegate: LoopMetrics())
+        let router = makeRouter(
+            timeouts: RequestTimeouts(mode: timeouts, loops: loopGroup, fired: fired),
+            deadlines: RouteTimeouts(
+                fast: .milliseconds(timeoutMilliseconds),
+                slow: .milliseconds(slowTimeoutMilliseconds)
+            ),
+            exportMetrics: { registry.emitToBuffer() }
+        )
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { [logger] channel in
+                // The start-up script reads the port from this line.
+                logger.notice("listening on 127.0.0.1:\(channel.localAddress?.port ?? -1)")
+            },
+            logger: logger
+        )
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    // Listed first: a group stops its services in reverse order, so the loops
+                    // still serve the timeouts of requests the server drains.
+                    .init(service: loopGroup),
+                    .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await services.run()
+        logger.notice("stopped")
+    }
+}
+
+extension TimeoutMode: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
