@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SchedulingCombine", targets: ["SchedulingCombine"]),
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
+        // For the Benchmarks/ package only (it cannot see `package` symbols): not library API.
+        .library(name: "LoopSchedulingBenchSupport", targets: ["LoopSchedulingBenchSupport"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     dependencies: [
@@ -55,6 +57,11 @@ let package = Package(
                 "Scheduling", "LoopScheduling",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "LoopSchedulingBenchSupport",
+            dependencies: ["Scheduling", "LoopScheduling"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The benchmark suite we steer by: the seven workloads of DESIGN section 7 on LoopScheduler,
+// The benchmark suite we steer by: the workloads of DESIGN sections 7 and 8 on LoopScheduler,
 // QueueScheduler, SwiftNIO's EventLoop, and raw libuv in C (the floor), measured by
 // ordo-one/benchmark (wall time, CPU, mallocs, peak memory).
 let package = Package(
@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Scheduling", package: "swift-schedulers"),
                 .product(name: "LoopScheduling", package: "swift-schedulers"),
+                .product(name: "LoopSchedulingBenchSupport", package: "swift-schedulers"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CLibUVFloor",

@@ -4,7 +4,8 @@
 set -u
 cd "$(dirname "$0")"
 mkdir -p results
-for workload in submit-cross submit-onloop timers-fire timers-cancel-fifo timers-cancel-random periodic-drift lateness pending-memory; do
+for workload in submit-cross submit-onloop timers-fire timers-cancel-fifo timers-cancel-random periodic-drift lateness \
+    pending-memory actor-hop-pool actor-hop-own sleep-cancel timeout; do
     swift package --disable-sandbox benchmark --filter "^${workload}/.*" --format markdown --no-progress \
         > "results/${workload}.md" 2> "results/${workload}.err" || echo "${workload}: failed (see results/${workload}.err)"
 done

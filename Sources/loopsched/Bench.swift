@@ -1,18 +1,22 @@
 import ArgumentParser
 import Foundation
+import LoopScheduling
 import Scheduling
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs the workloads on LoopScheduler and QueueScheduler, interleaved, and prints medians.",
-        discussion: Workload.allCases.map { "\($0.rawValue): \($0.summary)" }.joined(separator: "\n")
+        discussion: WorkloadSelection.allCases.map { "\($0.name): \($0.summary)" }.joined(separator: "\n")
     )
 
     @Option(name: .customLong("workload"), help: "Workloads to run (repeatable; default: all).")
-    var workloads: [Workload] = []
+    var workloads: [WorkloadSelection] = []
 
-    @Option(help: "Size of each workload (tasks or timers; ticks for periodic-drift). Default: per workload.")
+    @Option(help: "Size of each workload (tasks, timers or calls; ticks for periodic-drift). Default: per workload.")
     var n: Int?
+
+    @Flag(help: "Run the async workloads at their full counts (1M calls) rather than the default run's (200k).")
+    var full = false
 
     @Option(help: "Repetitions of each workload on each scheduler; medians are reported.")
     var repetitions = 3
@@ -20,11 +24,19 @@ struct Bench: ParsableCommand {
     @Option(help: "Seed for the random delays.")
     var seed: UInt64 = 1
 
+    @Option(help: "Timer driver of every LoopScheduler; the default is this platform's preferred one.")
+    var driver = DriverChoice(.preferred)
+
     @Flag(help: "Print one JSON object per workload and scheduler instead of the table.")
     var json = false
 
-    @Flag(help: "Let the allocator return freed memory to the system between bursts (the kernel then zeroes it again).")
-    var coldHeap = false
+    @Flag(
+        help: """
+            Keep freed memory in the process (mallopt) so bursts measure steady state rather than the \
+            kernel zeroing pages again. Off by default: users run untuned processes.
+            """
+    )
+    var warmHeap = false
 
     @Option(help: "Write the lateness distributions of both schedulers as an SVG chart to this file.")
     var plot: String?
@@ -35,11 +47,61 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
-        let selected = workloads.isEmpty ? Workload.allCases : workloads
-        if !coldHeap { _ = Measure.keepFreedHeap() }
-        let progress = Progress(total: selected.count * repetitions * BenchTarget.allCases.count)
+        let selected = workloads.isEmpty ? WorkloadSelection.allCases : workloads
+        let timerWorkloads = selected.compactMap { if case .timers(let workload) = $0 { workload } else { nil } }
+        let asyncBench = AsyncBench(
+            workloads: selected.compactMap { if case .async(let workload) = $0 { workload } else { nil } },
+            repetitions: repetitions,
+            size: n,
+            full: full,
+            driver: driver.kind
+        )
+        let conditions = RunConditions(heap: HeapMode.apply(warm: warmHeap), driver: driver)
+        let progress = Progress(
+            total: timerWorkloads.count * repetitions * BenchTarget.allCases.count + asyncBench.plan.count
+        )
+        let samples = try runTimerWorkloads(timerWorkloads, progress: progress)
+        let asyncSamples = try asyncBench.run(progress: progress)
+        progress.finish()
+        let report = Report(
+            workloads: timerWorkloads,
+            samples: samples,
+            repetitions: repetitions,
+            conditions: conditions
+        )
+        let asyncReport = AsyncReport(bench: asyncBench, samples: asyncSamples)
+        if json {
+            print((report.jsonObjects() + asyncReport.jsonObjects(conditions: conditions)).joined(separator: "\n"))
+        } else {
+            print(report.table() + (asyncSamples.isEmpty ? "" : "\n" + asyncReport.table()))
+        }
+        if let plot {
+            try LatencyPlot(samples: samples).svg().write(toFile: plot, atomically: true, encoding: .utf8)
+            if !json { print("Lateness chart written to \(plot)") }
+        }
+        var failures = samples.flatMap { workload, byTarget in
+            byTarget.flatMap { target, runs in
+                runs.flatMap(\.failures).map { "\(workload.rawValue) on \(target.displayName): \($0)" }
+            }
+        }
+        failures += asyncSamples.flatMap { workload, bySystem in
+            bySystem.flatMap { system, runs in
+                runs.flatMap(\.failures).map { "\(workload.rawValue) on \(system.displayName): \($0)" }
+            }
+        }
+        if !failures.isEmpty {
+            FileHandle.standardError.write(
+                Data(("self-check failed:\n" + failures.sorted().joined(separator: "\n") + "\n").utf8)
+            )
+            throw ExitCode(1)
+        }
+    }
+
+    private func runTimerWorkloads(
+        _ selected: [Workload],
+        progress: Progress
+    ) throws -> [Workload: [BenchTarget: [Sample]]] {
         var samples: [Workload: [BenchTarget: [Sample]]] = [:]
-        var failures: [String] = []
         for repetition in 0..<repetitions {
             for workload in selected {
                 // Alternate which scheduler goes first, so neither always runs on a warmer machine.
@@ -51,7 +113,7 @@ struct Bench: ParsableCommand {
                     // A periodic timer sleeps between ticks: both schedulers run side by side.
                     progress.step("\(workload.rawValue) on both schedulers")
                     progress.step("")
-                    let targets = try order.map { ($0, try $0.make()) }
+                    let targets = try order.map { ($0, try $0.make(driver: driver.kind)) }
                     let collected = LockedValue<[(BenchTarget, Sample)]>([])
                     DispatchQueue.concurrentPerform(iterations: targets.count) { index in
                         let (target, running) = targets[index]
@@ -63,34 +125,19 @@ struct Bench: ParsableCommand {
                 } else {
                     for target in order {
                         progress.step("\(workload.rawValue) on \(target.displayName)")
-                        let running = try target.make()
+                        let running = try target.make(driver: driver.kind)
                         results.append((target, workload.run(on: running, size: size, seed: runSeed)))
                         running.shutdown()
                     }
                 }
                 for (target, sample) in results {
                     samples[workload, default: [:]][target, default: []].append(sample)
-                    failures += sample.failures.map { "\(workload.rawValue) on \(target.displayName): \($0)" }
                 }
             }
         }
-        progress.finish()
-        let report = Report(workloads: selected, samples: samples, repetitions: repetitions)
-        print(json ? report.json() : report.table())
-        if let plot {
-            try LatencyPlot(samples: samples).svg().write(toFile: plot, atomically: true, encoding: .utf8)
-            if !json { print("Lateness chart written to \(plot)") }
-        }
-        if !failures.isEmpty {
-            FileHandle.standardError.write(
-                Data(("self-check failed:\n" + failures.joined(separator: "\n") + "\n").utf8)
-            )
-            throw ExitCode(1)
-        }
+        return samples
     }
 }
-
-extension Workload: ExpressibleByArgument {}
 
 /// A progress bar on standard error, drawn only when it is a terminal.
 final class Progress {

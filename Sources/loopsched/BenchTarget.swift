@@ -15,11 +15,11 @@ enum BenchTarget: String, CaseIterable, Codable {
         }
     }
 
-    /// A fresh scheduler of this kind.
-    func make() throws -> RunningTarget {
+    /// A fresh scheduler of this kind; `driver` wakes a LoopScheduler's timers.
+    func make(driver: TimerDriverKind) throws -> RunningTarget {
         switch self {
         case .loop:
-            let loop = try LoopScheduler(name: "bench-loop")
+            let loop = try LoopScheduler(name: "bench-loop", clock: SystemClock(), driver: driver)
             return RunningTarget(scheduler: loop) { loop.shutdown() }
         case .queue:
             return RunningTarget(scheduler: QueueScheduler(name: "loopsched", priority: .high)) {}
@@ -73,6 +73,14 @@ final class Countdown: Sendable {
     }
 
     var left: Int { remaining.load(ordering: .acquiring) }
+}
+
+/// A count that tasks on any thread add to.
+final class Tally: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func add() { value.add(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
 }
 
 /// Per-action values written by index from the scheduler's thread(s).

@@ -5,6 +5,7 @@ struct Report {
     let workloads: [Workload]
     let samples: [Workload: [BenchTarget: [Sample]]]
     let repetitions: Int
+    let conditions: RunConditions
 
     /// The metric names of a workload, in the order its samples first reported them.
     private func metrics(of workload: Workload) -> [String] {
@@ -29,6 +30,7 @@ struct Report {
     func table() -> String {
         var lines = [
             "loopsched bench — medians of \(repetitions) run(s) each, interleaved; ratio = Loop / Queue (lower is better)",
+            conditions.summary,
             "",
             Self.row("workload", "metric", "LoopScheduler", "QueueScheduler", "ratio"),
             Self.row(
@@ -39,6 +41,7 @@ struct Report {
                 String(repeating: "-", count: 7)
             ),
         ]
+        if workloads.isEmpty { return lines.prefix(2).joined(separator: "\n") }
         for workload in workloads {
             var first = true
             for metric in metrics(of: workload) {
@@ -77,7 +80,7 @@ struct Report {
         return String(format: "%.3g", value)
     }
 
-    func json() -> String {
+    func jsonObjects() -> [String] {
         var objects: [String] = []
         for workload in workloads {
             for target in BenchTarget.allCases {
@@ -88,19 +91,19 @@ struct Report {
                 let failures = runs.flatMap(\.failures).map(Self.quoted)
                 objects.append(
                     "{\"workload\": \(Self.quoted(workload.rawValue)), \"scheduler\": \(Self.quoted(target.displayName)), "
-                        + "\"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
+                        + "\(conditions.jsonFields), \"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
                         + "\"failures\": [\(failures.joined(separator: ", "))]}"
                 )
             }
         }
-        return objects.joined(separator: "\n")
+        return objects
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    private static func jsonNumber(_ value: Double) -> String {
+    static func jsonNumber(_ value: Double) -> String {
         value.isFinite ? String(value) : "null"
     }
 }

@@ -5,12 +5,14 @@ import Scheduling
 import Synchronization
 
 // The seven workloads of DESIGN section 7 on four systems: LoopScheduler, QueueScheduler (Dispatch),
-// SwiftNIO's EventLoop, and the raw-libuv C floor. Wall time, CPU and mallocs come from the
+// SwiftNIO's EventLoop, and the raw-libuv C floor; the timer workloads also on LoopScheduler with its
+// uv_timer driver (the only one off Linux). The async workloads of section 8 are in AsyncBenchmarks. Wall time, CPU and mallocs come from the
 // framework; workload-specific figures (ns per schedule, lateness percentiles, bytes per timer)
 // are custom metrics.
 
 enum SystemKind: String, CaseIterable {
     case loop = "LoopScheduler"
+    case loopUVTimer = "LoopScheduler-uvtimer"
     case queue = "QueueScheduler"
     case nio = "NIO"
     case floor = "libuv-C"
@@ -18,11 +20,15 @@ enum SystemKind: String, CaseIterable {
     func make() throws -> any BenchSystem {
         switch self {
         case .loop: try SchedulerSystem.loop()
+        case .loopUVTimer: try SchedulerSystem.loop(driver: .uvTimer)
         case .queue: SchedulerSystem.queue()
         case .nio: NIOSystem()
         case .floor: fatalError("the C floor runs its own workloads")
         }
     }
+
+    /// Only the timer driver differs from `.loop`: plain task submission would measure the same code.
+    var runsTaskWorkloads: Bool { self != .loopUVTimer }
 }
 
 /// The framework's metrics plus the workload's own.
@@ -47,129 +53,139 @@ let bytesPerTimer = BenchmarkMetric.custom("bytes per pending timer", useScaling
 
 let benchmarks: @Sendable () -> Void = {
     for kind in SystemKind.allCases {
-        Benchmark("submit-cross/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
-            benchmark in
-            let n = benchmark.scaledIterations.count
-            if kind == .floor {
-                benchmark.measurement(nsPerOp, Int(floor_submit_cross(Int32(n))))
-                return
-            }
-            let system = try kind.make()
-            defer { system.shutdown() }
-            benchmark.measurement(nsPerOp, Int(Workloads.submitCross(system, n)))
+        if kind.runsTaskWorkloads {
+            taskBenchmarks(kind)
         }
+        timerBenchmarks(kind)
+    }
+    registerAsyncBenchmarks()
+}
 
-        Benchmark("submit-onloop/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
-            benchmark in
-            let n = benchmark.scaledIterations.count
-            if kind == .floor {
-                benchmark.measurement(nsPerOp, Int(floor_submit_onloop(Int32(n))))
-                return
-            }
-            let system = try kind.make()
-            defer { system.shutdown() }
-            benchmark.measurement(nsPerOp, Int(Workloads.submitOnLoop(system, n)))
+private func taskBenchmarks(_ kind: SystemKind) {
+    Benchmark("submit-cross/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
+        benchmark in
+        let n = benchmark.scaledIterations.count
+        if kind == .floor {
+            benchmark.measurement(nsPerOp, Int(floor_submit_cross(Int32(n))))
+            return
         }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        benchmark.measurement(nsPerOp, Int(Workloads.submitCross(system, n)))
+    }
 
+    Benchmark("submit-onloop/\(kind.rawValue)", configuration: configuration([nsPerOp], scaling: .mega)) {
+        benchmark in
+        let n = benchmark.scaledIterations.count
+        if kind == .floor {
+            benchmark.measurement(nsPerOp, Int(floor_submit_onloop(Int32(n))))
+            return
+        }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        benchmark.measurement(nsPerOp, Int(Workloads.submitOnLoop(system, n)))
+    }
+}
+
+private func timerBenchmarks(_ kind: SystemKind) {
+    Benchmark(
+        "timers-fire/\(kind.rawValue)",
+        configuration: configuration([nsPerOp, wallSeconds, earlyFires], scaling: .mega)
+    ) { benchmark in
+        let n = benchmark.scaledIterations.count
+        if kind == .floor {
+            var wall = 0.0
+            var early: Int32 = 0
+            benchmark.measurement(nsPerOp, Int(floor_timers_fire(Int32(n), &wall, &early)))
+            benchmark.measurement(wallSeconds, Int(wall * 1e3))
+            benchmark.measurement(earlyFires, Int(early))
+            return
+        }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        let result = Workloads.timersFire(system, n)
+        benchmark.measurement(nsPerOp, Int(result.nsPerSchedule))
+        benchmark.measurement(wallSeconds, Int(result.wallSeconds * 1e3))
+        benchmark.measurement(earlyFires, result.early)
+    }
+
+    for order in ["fifo", "random"] {
+        // NIO finds a cancelled task by a linear search of its heap: cancelling a million in
+        // random order is quadratic and does not finish, so NIO's random order runs 50k.
+        let quadratic = kind == .nio && order == "random"
         Benchmark(
-            "timers-fire/\(kind.rawValue)",
-            configuration: configuration([nsPerOp, wallSeconds, earlyFires], scaling: .mega)
+            "timers-cancel-\(order)/\(kind.rawValue)\(quadratic ? " (50k)" : "")",
+            configuration: configuration([nsPerOp, heldBytes], scaling: quadratic ? .kilo : .mega)
         ) { benchmark in
-            let n = benchmark.scaledIterations.count
+            let n = quadratic ? 50_000 : benchmark.scaledIterations.count
             if kind == .floor {
-                var wall = 0.0
-                var early: Int32 = 0
-                benchmark.measurement(nsPerOp, Int(floor_timers_fire(Int32(n), &wall, &early)))
-                benchmark.measurement(wallSeconds, Int(wall * 1e3))
-                benchmark.measurement(earlyFires, Int(early))
+                var held = 0
+                benchmark.measurement(nsPerOp, Int(floor_timers_cancel(Int32(n), order == "random" ? 1 : 0, &held)))
+                benchmark.measurement(heldBytes, max(0, held))
                 return
             }
             let system = try kind.make()
             defer { system.shutdown() }
-            let result = Workloads.timersFire(system, n)
-            benchmark.measurement(nsPerOp, Int(result.nsPerSchedule))
-            benchmark.measurement(wallSeconds, Int(result.wallSeconds * 1e3))
-            benchmark.measurement(earlyFires, result.early)
+            let result = Workloads.timersCancel(system, n, random: order == "random")
+            benchmark.measurement(nsPerOp, Int(result.nsPerPair))
+            benchmark.measurement(heldBytes, max(0, result.heldBytes))
         }
+    }
 
-        for order in ["fifo", "random"] {
-            // NIO finds a cancelled task by a linear search of its heap: cancelling a million in
-            // random order is quadratic and does not finish, so NIO's random order runs 50k.
-            let quadratic = kind == .nio && order == "random"
-            Benchmark(
-                "timers-cancel-\(order)/\(kind.rawValue)\(quadratic ? " (50k)" : "")",
-                configuration: configuration([nsPerOp, heldBytes], scaling: quadratic ? .kilo : .mega)
-            ) { benchmark in
-                let n = quadratic ? 50_000 : benchmark.scaledIterations.count
-                if kind == .floor {
-                    var held = 0
-                    benchmark.measurement(nsPerOp, Int(floor_timers_cancel(Int32(n), order == "random" ? 1 : 0, &held)))
-                    benchmark.measurement(heldBytes, max(0, held))
-                    return
-                }
-                let system = try kind.make()
-                defer { system.shutdown() }
-                let result = Workloads.timersCancel(system, n, random: order == "random")
-                benchmark.measurement(nsPerOp, Int(result.nsPerPair))
-                benchmark.measurement(heldBytes, max(0, result.heldBytes))
-            }
+    Benchmark(
+        "periodic-drift/\(kind.rawValue)",
+        configuration: configuration([driftMicros, latenessP50, latenessP99], scaling: .one)
+    ) { benchmark in
+        if kind == .floor {
+            var p50 = 0.0
+            var p99 = 0.0
+            let drift = floor_periodic_drift(300, &p50, &p99)
+            benchmark.measurement(driftMicros, Int(drift / 1e3))
+            benchmark.measurement(latenessP50, Int(p50 / 1e3))
+            benchmark.measurement(latenessP99, Int(p99 / 1e3))
+            return
         }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        let result = Workloads.periodicDrift(system, ticks: 300)
+        benchmark.measurement(driftMicros, Int(result.drift / 1_000))
+        benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
+        benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
+    }
 
-        Benchmark(
-            "periodic-drift/\(kind.rawValue)",
-            configuration: configuration([driftMicros, latenessP50, latenessP99], scaling: .one)
-        ) { benchmark in
-            if kind == .floor {
-                var p50 = 0.0
-                var p99 = 0.0
-                let drift = floor_periodic_drift(300, &p50, &p99)
-                benchmark.measurement(driftMicros, Int(drift / 1e3))
-                benchmark.measurement(latenessP50, Int(p50 / 1e3))
-                benchmark.measurement(latenessP99, Int(p99 / 1e3))
-                return
-            }
-            let system = try kind.make()
-            defer { system.shutdown() }
-            let result = Workloads.periodicDrift(system, ticks: 300)
-            benchmark.measurement(driftMicros, Int(result.drift / 1_000))
-            benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
-            benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
+    Benchmark(
+        "lateness/\(kind.rawValue)",
+        configuration: configuration([latenessP50, latenessP99, earlyFires], scaling: .one)
+    ) { benchmark in
+        let n = 100_000
+        if kind == .floor {
+            var p99 = 0.0
+            var p999 = 0.0
+            var maximum = 0.0
+            var early: Int32 = 0
+            let p50 = floor_lateness(Int32(n), &p99, &p999, &maximum, &early)
+            benchmark.measurement(latenessP50, Int(p50 / 1e3))
+            benchmark.measurement(latenessP99, Int(p99 / 1e3))
+            benchmark.measurement(earlyFires, Int(early))
+            return
         }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        let result = Workloads.lateness(system, n)
+        benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
+        benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
+        benchmark.measurement(earlyFires, result.early)
+    }
 
-        Benchmark(
-            "lateness/\(kind.rawValue)",
-            configuration: configuration([latenessP50, latenessP99, earlyFires], scaling: .one)
-        ) { benchmark in
-            let n = 100_000
-            if kind == .floor {
-                var p99 = 0.0
-                var p999 = 0.0
-                var maximum = 0.0
-                var early: Int32 = 0
-                let p50 = floor_lateness(Int32(n), &p99, &p999, &maximum, &early)
-                benchmark.measurement(latenessP50, Int(p50 / 1e3))
-                benchmark.measurement(latenessP99, Int(p99 / 1e3))
-                benchmark.measurement(earlyFires, Int(early))
-                return
-            }
-            let system = try kind.make()
-            defer { system.shutdown() }
-            let result = Workloads.lateness(system, n)
-            benchmark.measurement(latenessP50, Int(result.p50 / 1_000))
-            benchmark.measurement(latenessP99, Int(result.p99 / 1_000))
-            benchmark.measurement(earlyFires, result.early)
+    Benchmark("pending-memory/\(kind.rawValue)", configuration: configuration([bytesPerTimer], scaling: .mega)) {
+        benchmark in
+        let n = benchmark.scaledIterations.count
+        if kind == .floor {
+            benchmark.measurement(bytesPerTimer, Int(floor_pending_memory(Int32(n))))
+            return
         }
-
-        Benchmark("pending-memory/\(kind.rawValue)", configuration: configuration([bytesPerTimer], scaling: .mega)) {
-            benchmark in
-            let n = benchmark.scaledIterations.count
-            if kind == .floor {
-                benchmark.measurement(bytesPerTimer, Int(floor_pending_memory(Int32(n))))
-                return
-            }
-            let system = try kind.make()
-            defer { system.shutdown() }
-            benchmark.measurement(bytesPerTimer, Int(Workloads.pendingMemory(system, n)))
-        }
+        let system = try kind.make()
+        defer { system.shutdown() }
+        benchmark.measurement(bytesPerTimer, Int(Workloads.pendingMemory(system, n)))
     }
 }

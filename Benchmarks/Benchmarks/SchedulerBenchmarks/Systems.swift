@@ -1,5 +1,6 @@
 import Dispatch
 import LoopScheduling
+import LoopSchedulingBenchSupport
 import NIOCore
 import NIOPosix
 import Scheduling
@@ -30,8 +31,11 @@ struct SchedulerSystem: BenchSystem {
     let scheduler: any DateScheduler
     let stop: @Sendable () -> Void
 
-    static func loop() throws -> SchedulerSystem {
-        let loop = try LoopScheduler(name: "bench")
+    /// A LoopScheduler as applications make it (the platform's preferred timer driver), or with
+    /// the timer driver chosen.
+    static func loop(driver: BenchmarkTimerDriver? = nil) throws -> SchedulerSystem {
+        let loop =
+            try driver.map { try LoopScheduler.forBenchmark(name: "bench", driver: $0) } ?? LoopScheduler(name: "bench")
         return SchedulerSystem(scheduler: loop) { loop.shutdown() }
     }
 

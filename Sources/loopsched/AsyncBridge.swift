@@ -1,0 +1,32 @@
+import Dispatch
+import Foundation
+import Scheduling
+
+/// The bench's threads are plain threads, not the cooperative pool: they may block on a task, and
+/// the task then runs on executors the bench does not occupy.
+enum AsyncBridge {
+    /// Waits for `task`'s value; nil if `timeout` passed first (the task is then left running).
+    static func value<T: Sendable>(of task: Task<T, Never>, timeout: Duration = .seconds(300)) -> T? {
+        let result = LockedValue<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let value = await task.value
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + .nanoseconds(Int(Nanoseconds.of(timeout)))) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+
+    /// Waits until `scheduler` ran everything queued before this call: a loop iteration passed.
+    static func roundTrip(_ scheduler: some Scheduler) {
+        let done = DispatchSemaphore(value: 0)
+        scheduler.schedule { done.signal() }
+        done.wait()
+    }
+
+    /// Whether the calling code runs as work of `scheduler` (nil: of no scheduler).
+    static func isCurrent(_ scheduler: (any Scheduler)?) -> Bool {
+        Schedulers.current.map { $0 as AnyObject } === scheduler.map { $0 as AnyObject }
+    }
+}

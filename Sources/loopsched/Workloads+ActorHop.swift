@@ -1,0 +1,112 @@
+import LoopScheduling
+import Scheduling
+
+/// `actor-hop`: what a call to an actor living on a scheduler costs. From a task on the global pool
+/// every call is a thread hand-off each way; from a task that prefers the actor's scheduler, both
+/// sides run on the same thread and only the queueing is paid. A default actor is the baseline:
+/// the runtime may run it on the caller's own thread.
+extension AsyncWorkload {
+    static func actorHop(on system: AsyncSystem, _ n: Int, driver: TimerDriverKind) throws -> Sample {
+        switch system {
+        case .loop:
+            let loop = try makeLoop(driver)
+            defer { loop.shutdown() }
+            return hops(to: PinnedCounter(on: loop), n, preferring: loop, home: loop)
+        case .queue:
+            let queue = makeQueue()
+            return hops(to: PinnedCounter(on: queue), n, preferring: queue, home: queue)
+        case .defaultActor:
+            // No "own" caller: a default actor has no executor of its own for a task to prefer. A task
+            // preferring the global executor measured ~30x the pool caller's cost per call here: that
+            // figures the runtime's handling of the preference, not the actor. Its pool figure is
+            // the baseline for both columns.
+            return hops(to: PlainCounter(), n, preferring: nil, home: nil)
+        default:
+            preconditionFailure("actor-hop does not run on \(system.displayName)")
+        }
+    }
+
+    /// Both callers of one actor. `home` is the scheduler the preferring task must find itself on,
+    /// so a row cannot silently measure the wrong thread.
+    private static func hops<Target: HopTarget>(
+        to target: Target,
+        _ n: Int,
+        preferring executor: (any TaskExecutor)?,
+        home: (any Scheduler)?
+    ) -> Sample {
+        var sample = Sample()
+        var runs = [("pool", AsyncBridge.value(of: Task.detached { await callRepeatedly(target, n, home: nil) }))]
+        if let executor {
+            let task = Task(executorPreference: executor) { await callRepeatedly(target, n, home: home) }
+            runs.append(("own", AsyncBridge.value(of: task)))
+        }
+        for (label, run) in runs {
+            guard let run else {
+                sample.failures.append("the \(label) caller did not finish within 300 s")
+                continue
+            }
+            sample.metrics["\(label) ns/call"] = Double(run.nanoseconds) / Double(n)
+            sample.metrics["\(label) cpu ns/call"] = run.cpuSeconds * 1e9 / Double(n)
+            if !run.stayedHome { sample.failures.append("the \(label) caller did not run where it should") }
+        }
+        let expected = runs.count * n
+        let total = AsyncBridge.value(of: Task.detached { await target.hop() - 1 })
+        if total != expected { sample.failures.append("the actor counted \(total ?? -1) calls, not \(expected)") }
+        return sample
+    }
+}
+
+/// One caller's figures.
+struct HopRun: Sendable {
+    var nanoseconds: Int64
+    var cpuSeconds: Double
+    /// The caller ran on `home` before the first call and after the last.
+    var stayedHome: Bool
+}
+
+/// `n` awaited calls from wherever the current task runs. Nonisolated, so it runs on the task's
+/// executor preference if it has one, else on the global pool.
+func callRepeatedly<Target: HopTarget>(_ target: Target, _ n: Int, home: (any Scheduler)?) async -> HopRun {
+    let startedHome = AsyncBridge.isCurrent(home)
+    let cpu = Measure.processCPUSeconds()
+    let start = Measure.now()
+    for _ in 0..<n { _ = await target.hop() }
+    let elapsed = Measure.now() - start
+    return HopRun(
+        nanoseconds: elapsed,
+        cpuSeconds: Measure.processCPUSeconds() - cpu,
+        stayedHome: startedHome && AsyncBridge.isCurrent(home)
+    )
+}
+
+/// An actor with one cheap method, so a call costs the hop and nothing else.
+protocol HopTarget: Actor {
+    func hop() -> Int
+}
+
+/// An actor whose executor is a scheduler (DESIGN §8.1): every call from elsewhere is a job on it.
+actor PinnedCounter<Executor: SerialExecutor>: HopTarget {
+    private let executor: Executor
+    private var calls = 0
+
+    init(on executor: Executor) {
+        self.executor = executor
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func hop() -> Int {
+        calls += 1
+        return calls
+    }
+}
+
+/// The runtime's default actor: the baseline.
+actor PlainCounter: HopTarget {
+    private var calls = 0
+
+    func hop() -> Int {
+        calls += 1
+        return calls
+    }
+}

@@ -1,0 +1,115 @@
+import LoopScheduling
+import Scheduling
+
+/// The Swift-concurrency workloads of DESIGN section 8: what an actor, a sleep and a timeout cost
+/// on each scheduler, next to what Swift offers without one. Each compares its own set of systems,
+/// so they are reported per system rather than as a Loop/Queue ratio.
+enum AsyncWorkload: String, CaseIterable, Codable {
+    case actorHop = "actor-hop"
+    case sleepCancel = "sleep-cancel"
+    case timeout
+
+    /// The size at which the figures are quoted (DESIGN §8, issue 8): `--full`.
+    var fullSize: Int {
+        switch self {
+        case .actorHop, .timeout: 1_000_000
+        case .sleepCancel: 100_000
+        }
+    }
+
+    /// The size of the default run, which must stay within a few minutes on 2 cores: a call that
+    /// hands the thread over each way costs ~15 µs there, so 1M of them would take minutes alone.
+    /// The figures are per call and do not depend on the count beyond noise.
+    var defaultSize: Int {
+        switch self {
+        case .actorHop, .timeout: 200_000
+        case .sleepCancel: 100_000
+        }
+    }
+
+    var summary: String {
+        switch self {
+        case .actorHop:
+            "n awaited calls to an actor pinned to the scheduler, from a pool task and from a task "
+                + "preferring that scheduler (baseline: a default actor)"
+        case .sleepCancel: "n tasks sleep 30 s on the scheduler, all cancelled once all sleep"
+        case .timeout: "n sequential withTimeout(30 s) { quick } calls (baseline: a task group racing Task.sleep)"
+        }
+    }
+
+    var systems: [AsyncSystem] {
+        switch self {
+        case .actorHop: [.loop, .queue, .defaultActor]
+        case .sleepCancel: [.loop, .queue, .taskSleep, .continuousClock]
+        case .timeout: [.loop, .loopCaller, .queue, .taskGroupRace]
+        }
+    }
+
+    /// The report's columns, in order.
+    var metrics: [String] {
+        switch self {
+        case .actorHop: ["pool ns/call", "pool cpu ns/call", "own ns/call", "own cpu ns/call"]
+        case .sleepCancel: ["ns/pair", "cpu ns/pair", "held MB after"]
+        case .timeout: ["ns/call", "cpu ns/call", "held MB after"]
+        }
+    }
+
+    /// How many operations `system` runs when `n` were asked for. The task-group race keeps every
+    /// cancelled `Task.sleep` queued until its 30 s deadline; capped, it fits in memory and in the
+    /// 30 s before the first of them fire.
+    func size(on system: AsyncSystem, requested n: Int) -> Int {
+        system == .taskGroupRace ? min(n, Self.raceCap) : n
+    }
+
+    static let raceCap = 200_000
+
+    func run(on system: AsyncSystem, size n: Int, driver: TimerDriverKind) throws -> Sample {
+        switch self {
+        case .actorHop: try Self.actorHop(on: system, n, driver: driver)
+        case .sleepCancel: try Self.sleepCancel(on: system, n, driver: driver)
+        case .timeout: try Self.timeout(on: system, n, driver: driver)
+        }
+    }
+
+    /// A fresh LoopScheduler for one run.
+    static func makeLoop(_ driver: TimerDriverKind) throws -> LoopScheduler {
+        try LoopScheduler(name: "bench-async", clock: SystemClock(), driver: driver)
+    }
+
+    /// A fresh QueueScheduler for one run, at the priority the timer workloads use.
+    static func makeQueue() -> QueueScheduler {
+        QueueScheduler(name: "loopsched-async", priority: .high)
+    }
+}
+
+/// What an async workload runs on.
+enum AsyncSystem: String, CaseIterable, Codable {
+    case loop
+    /// The LoopScheduler with the caller itself on the loop (a task preferring it), where
+    /// scheduling and disposing the timer need no cross-thread submission.
+    case loopCaller
+    case queue
+    case defaultActor
+    case taskSleep
+    case continuousClock
+    case taskGroupRace
+
+    var displayName: String {
+        switch self {
+        case .loop: "LoopScheduler"
+        case .loopCaller: "LoopScheduler, caller on it"
+        case .queue: "QueueScheduler"
+        case .defaultActor: "default actor"
+        case .taskSleep: "Task.sleep"
+        case .continuousClock: "ContinuousClock.sleep"
+        case .taskGroupRace: "task-group race"
+        }
+    }
+
+    /// Whether a run leaves work queued in the process: a cancelled `Task.sleep` stays in the
+    /// global executor until its deadline, 30 s later. Such runs go last, so that the burst of
+    /// expiries lands after the other measurements rather than inside one.
+    var leavesSleepsQueued: Bool {
+        self == .taskSleep || self == .continuousClock || self == .taskGroupRace
+    }
+}
