@@ -5,11 +5,9 @@ import Testing
 
 extension SchedulerKind {
     /// Schedulers that are `SerialExecutor`s (rules 10.x for actors).
-    // TODO(lead): loop kinds when LoopScheduler conforms (add `.loop, .loopCallerThread, .loopAdopted`
-    // here and in `taskExecutors`, and record `EnqueueProbe.record(self)` in its `enqueue`).
-    static let serialExecutors: [SchedulerKind] = [.queue, .test]
+    static let serialExecutors: [SchedulerKind] = [.queue, .test] + loops
     /// Schedulers that are `TaskExecutor`s.
-    static let taskExecutors: [SchedulerKind] = [.queue, .concurrentQueue, .test]
+    static let taskExecutors: [SchedulerKind] = [.queue, .concurrentQueue, .test] + loops
 }
 
 extension Harness {
@@ -50,16 +48,21 @@ extension Harness {
     /// - Returns: the task's result, or `nil` when it did not finish in time.
     func runTask<T: Sendable>(
         timeout: Duration = .seconds(20),
+        preferringScheduler: Bool = false,
         _ body: @escaping @Sendable () async throws -> T
     ) async -> Result<T, any Error>? {
-        await startTask(body).wait(timeout: timeout)
+        await startTask(preferringScheduler: preferringScheduler, body).wait(timeout: timeout)
     }
 
-    /// Starts `body` in a new task and returns a handle to cancel it and read its result. On the
-    /// test scheduler the task prefers it (one virtual time); elsewhere it runs on the global pool.
-    func startTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> RunningTask<T> {
+    /// Starts `body` in a new task and returns a handle to cancel it and read its result. The task
+    /// prefers the scheduler when asked (kinds in ``SchedulerKind/taskExecutors``), and always on the
+    /// test scheduler (one virtual time); elsewhere it runs on the global pool.
+    func startTask<T: Sendable>(
+        preferringScheduler: Bool = false,
+        _ body: @escaping @Sendable () async throws -> T
+    ) -> RunningTask<T> {
         let running = RunningTask<T>(harness: self)
-        let executor: (any TaskExecutor)? = testScheduler
+        let executor: (any TaskExecutor)? = preferringScheduler ? taskExecutor : testScheduler
         running.task = Task(executorPreference: executor) {
             let result: Result<T, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
