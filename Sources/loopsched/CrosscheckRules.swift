@@ -30,11 +30,11 @@ struct RuleChecker {
             violation("1", "#\(op) ran although dispose() from another thread found it waiting")
         }
         // 2. Current scheduler during every action.
-        for run in trace.runs where !run.wasCurrent {
+        for run in trace.runs where !run.wasCurrent && !run.inTask {
             violation("2", "#\(run.op) ran without its scheduler as Schedulers.current")
         }
         // 3. Serial: no two actions overlap.
-        let ordered = trace.runs.sorted { $0.start < $1.start }
+        let ordered = trace.runs.filter { !$0.inTask }.sorted { $0.start < $1.start }
         for (previous, next) in zip(ordered, ordered.dropFirst()) where next.start < previous.end {
             violation("3", "#\(next.op) started while #\(previous.op) was still running")
         }
@@ -54,7 +54,7 @@ struct RuleChecker {
         // 4. Never early.
         for run in trace.runs {
             switch script.ops[run.op] {
-            case .timer, .timerDisposedByOtherThread:
+            case .timer, .timerDisposedByOtherThread, .sleep, .sleepCancelledByOtherThread:
                 if let due = trace.dueAtLeast[run.op], run.start < due {
                     violation("4", "#\(run.op) started \(due - run.start) ns early")
                 }

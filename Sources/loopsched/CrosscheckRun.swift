@@ -24,6 +24,9 @@ struct Trace: Sendable {
         var wasCurrent: Bool
         /// For nested children: which child.
         var child: Int
+        /// Recorded in a task after an async wait, not as one of the scheduler's actions: rules 2
+        /// and 3 (current scheduler, serial) do not apply to it.
+        var inTask = false
     }
 
     var runs: [Run] = []
@@ -87,7 +90,7 @@ struct ScriptRunner {
         let trace = LockedValue(Trace())
         let otherThreads = DispatchGroup()
         let virtual = scheduler is TestScheduler
-        @Sendable func record(_ op: Int, child: Int = 0, _ body: () -> Void = {}) {
+        @Sendable func record(_ op: Int, child: Int = 0, inTask: Bool = false, _ body: () -> Void = {}) {
             let start = clock()
             let wallStart = wall()
             let current = Schedulers.current === scheduler
@@ -95,7 +98,10 @@ struct ScriptRunner {
             let end = clock()
             trace.withLock {
                 $0.runs.append(
-                    .init(op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child)
+                    .init(
+                        op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child,
+                        inTask: inTask
+                    )
                 )
             }
         }
@@ -103,6 +109,9 @@ struct ScriptRunner {
             let now = (clock(), wall())
             trace.withLock { $0.called[op] = now }
         }
+        // Tasks run on the global pool, except on the test scheduler: there they prefer it, so its
+        // virtual time drives them (rule 12).
+        let taskExecutor = scheduler as? TestScheduler
         for (id, op) in script.ops.enumerated() {
             called(id)
             switch op {
@@ -174,6 +183,35 @@ struct ScriptRunner {
                     }
                     if run < runs { reschedule() }
                 }
+            case .actorCalls(let calls):
+                let pinned = PinnedActor(executor: (scheduler as! any SerialExecutor).asUnownedSerialExecutor())
+                Task(executorPreference: taskExecutor) {
+                    for _ in 0..<calls { await pinned.call { record(id) } }
+                }
+            case .sleep(let delay):
+                Task(executorPreference: taskExecutor) {
+                    let due = clock() + Int64(delay) * 1_000
+                    trace.withLock { $0.dueAtLeast[id] = due }
+                    try? await scheduler.sleep(for: .microseconds(delay))
+                    record(id, inTask: true)
+                }
+            case .sleepCancelledByOtherThread(let delay, let after):
+                let sleeper = Task(executorPreference: taskExecutor) {
+                    let due = clock() + Int64(delay) * 1_000
+                    trace.withLock { $0.dueAtLeast[id] = due }
+                    do {
+                        try await scheduler.sleep(for: .microseconds(delay))
+                        record(id, inTask: true)
+                    } catch {
+                        // Cancelled: the sleep threw, as it must; nothing ran.
+                    }
+                }
+                otherThreads.enter()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(virtual ? 0 : after)) {
+                    sleeper.cancel()
+                    otherThreads.leave()
+                }
+                if virtual { otherThreads.wait() }
             }
         }
         let horizon = script.horizonMicros
@@ -193,5 +231,20 @@ struct ScriptRunner {
         otherThreads.wait()
         if virtual { advance(horizon + 50_000) } else { _ = bell.wait(timeout: .now() + .milliseconds(30)) }
         return trace.withLock { $0 }
+    }
+}
+
+/// An actor pinned to the scheduler under check, for ``Op/actorCalls(calls:)``.
+private actor PinnedActor {
+    let executor: UnownedSerialExecutor
+
+    init(executor: UnownedSerialExecutor) {
+        self.executor = executor
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+
+    func call(_ body: @Sendable () -> Void) {
+        body()
     }
 }

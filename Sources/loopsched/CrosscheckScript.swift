@@ -19,6 +19,14 @@ enum Op: Equatable {
     case nested(children: Int)
     /// `scheduleRecursive` running `runs` times.
     case recursive(runs: Int)
+    /// A task awaiting `calls` calls to an actor pinned to the scheduler (from the global pool;
+    /// on the test scheduler, from a task that prefers it): each call is one run, on the scheduler.
+    case actorCalls(calls: Int)
+    /// A task that awaits `sleep(for:)` on the scheduler, then records one run (in the task).
+    case sleep(delayMicros: Int)
+    /// A sleeping task that another thread cancels after `afterMicros`: if the sleep returns
+    /// normally it must not be early; cancelled, it throws.
+    case sleepCancelledByOtherThread(delayMicros: Int, afterMicros: Int)
 
     /// Whether the outcome (how many times it ran) is fixed by the contract, so every scheduler
     /// must agree on it. A disposal racing the start on another thread may go either way.
@@ -30,6 +38,9 @@ enum Op: Equatable {
         case .timerDisposedByOtherThread: nil
         case .nested(let children): 1 + children
         case .recursive(let runs): runs
+        case .actorCalls(let calls): calls
+        case .sleep: 1
+        case .sleepCancelledByOtherThread: nil
         }
     }
 
@@ -45,6 +56,10 @@ enum Op: Equatable {
             "timer after \(delay) µs, disposed by another thread after \(after) µs"
         case .nested(let children): "task scheduling \(children) tasks from inside"
         case .recursive(let runs): "recursive, \(runs) runs"
+        case .actorCalls(let calls): "\(calls) calls to an actor pinned to the scheduler"
+        case .sleep(let delay): "a task sleeping \(delay) µs"
+        case .sleepCancelledByOtherThread(let delay, let after):
+            "a task sleeping \(delay) µs, cancelled by another thread after \(after) µs"
         }
     }
 }
@@ -59,7 +74,7 @@ struct Script {
         func draw(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
         let count = draw(4...14)
         let ops: [Op] = (0..<count).map { _ in
-            switch draw(0...9) {
+            switch draw(0...12) {
             case 0, 1: .task
             case 2, 3: .timer(delayMicros: draw(0...30_000))
             case 4: .wallTimer(offsetMicros: draw(-5_000...30_000))
@@ -67,6 +82,9 @@ struct Script {
             case 6: .timerDisposedAtOnce(delayMicros: draw(20_000...40_000))
             case 7: .timerDisposedByOtherThread(delayMicros: draw(0...20_000), afterMicros: draw(0...20_000))
             case 8: .nested(children: draw(1...5))
+            case 9: .actorCalls(calls: draw(1...8))
+            case 10: .sleep(delayMicros: draw(0...20_000))
+            case 11: .sleepCancelledByOtherThread(delayMicros: draw(0...20_000), afterMicros: draw(0...20_000))
             default: .recursive(runs: draw(1...20))
             }
         }
@@ -80,7 +98,9 @@ struct Script {
             case .timer(let delay), .timerDisposedAtOnce(let delay): delay
             case .wallTimer(let offset): max(0, offset)
             case .periodic(let interval, let ticks, let stall): interval * (ticks + 1 + stall)
-            case .timerDisposedByOtherThread(let delay, let after): max(delay, after)
+            case .timerDisposedByOtherThread(let delay, let after), .sleepCancelledByOtherThread(let delay, let after):
+                max(delay, after)
+            case .sleep(let delay): delay
             default: 0
             }
         }.max() ?? 0

@@ -22,6 +22,19 @@ private let pings = LockedValue(0)
 private func ping() { pings.withLock { $0 += 1 } }
 private func hasPrinted(_ line: String) -> Bool { printed.withLock { $0.contains(line) } }
 
+// README: actor
+actor Session {
+    let loop: LoopScheduler
+    var requests = 0
+    init(loop: LoopScheduler) { self.loop = loop }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+    func handle() -> Int {  // on the loop thread, Schedulers.current is the loop
+        requests += 1
+        return requests
+    }
+}
+// README: end
+
 @Suite("README examples", .serialized)
 struct ReadmeExamples {
     @Test("Dispatch-backed schedulers")
@@ -134,5 +147,28 @@ struct ReadmeExamples {
         #expect(hasPrinted("serving on the main thread"))
         // The group's shutdown ran the task it had accepted before returning.
         #expect(hasPrinted("round robin"))
+    }
+
+    @Test("Swift concurrency")
+    func concurrency() async throws {
+        // README: concurrency
+        let loop = try LoopScheduler(name: "sessions")
+        let session = Session(loop: loop)
+        // One timer on the loop's heap, freed as soon as the operation returns; TimeoutError if it fires.
+        let served = try await loop.withTimeout(.seconds(30)) { await session.handle() }
+        try await loop.sleep(for: .milliseconds(5))  // never early; cancelling frees the timer at once
+        for await tick in loop.ticks(every: .milliseconds(2)) where tick >= 3 { break }  // latest index only
+        await loop.shutdown()  // suspends, never blocks a cooperative thread
+
+        let test = TestScheduler()
+        let finished = LockedValue(false)
+        Task(executorPreference: test) {
+            try await test.sleep(for: .seconds(5))
+            finished.withLock { $0 = true }
+        }
+        test.advance(by: .seconds(5))  // the task has finished when this returns: no yields, no polling
+        // README: end
+        #expect(served == 1)
+        #expect(finished.withLock { $0 })
     }
 }
