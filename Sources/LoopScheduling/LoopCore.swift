@@ -64,9 +64,10 @@ final class LoopCore: @unchecked Sendable {
     private(set) var handles: UVHandles!
     /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded.
     let fallback = FallbackExecutor()
-    /// The public object as the task executor that task jobs run on. Unowned: a job can only be
-    /// enqueued through the public object, which is set before and stays readable while `deinit`
-    /// drains the last jobs; after that, jobs go to the fallback, which never reads it.
+    /// The public object as the task executor that task jobs run on, on the loop and on the
+    /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the
+    /// task's executor preference retains it (`Task(executorPreference:)`), or the caller of
+    /// `withTaskExecutorPreference` holds it for the scope.
     nonisolated(unsafe) unowned(unsafe) var taskExecutor: LoopScheduler?
     /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
     /// can run its jobs (the loop and the fallback queue both hold the core). Set once in `init`,

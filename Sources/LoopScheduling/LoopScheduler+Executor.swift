@@ -24,7 +24,8 @@ import Scheduling
 /// nonisolated calls need no hop) while an actor's must run isolated to the actor's executor; two
 /// objects are how the loop tells them apart. The price: an actor pinned to the loop, called from a
 /// task that prefers the loop, is a hop each way through the loop-local queue — on the loop thread,
-/// in the same iteration, with no thread hand-off.
+/// normally in the same iteration (a batch runs up to 64 rounds before the loop polls for I/O),
+/// with no thread hand-off.
 ///
 /// - Important: Swift requires an executor to outlive the actors pinned to it. Keep the scheduler
 ///   alive (and, ideally, running) as long as such actors exist.
@@ -49,8 +50,8 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     }
 
     /// Stops the program, naming the scheduler, unless the caller runs one of this scheduler's
-    /// actions or jobs (or a job on its post-shutdown fallback queue). Called by the runtime for
-    /// `assumeIsolated` and `preconditionIsolated` when its cheaper checks are inconclusive.
+    /// actions or jobs (or a job on its post-shutdown fallback queue). Runtimes that have
+    /// ``isIsolatingCurrentContext()`` ask that instead and stop the program themselves.
     public func checkIsolated() {
         core.checkIsolated(function: "LoopScheduler.checkIsolated()")
     }

@@ -2,8 +2,9 @@
 package protocol ActorJobRunner: AnyObject, Sendable {
     /// Queues an actor's job in the scheduler's FIFO, to run isolated to `executor`.
     func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor)
-    /// Whether the caller runs one of the scheduler's actions or jobs.
-    var isRunningItsWork: Bool { get }
+    /// Whether the caller runs serialised with the scheduler's actions and jobs: what the actor
+    /// executor answers for `isIsolatingCurrentContext()`.
+    var isIsolatingItsContext: Bool { get }
     /// The scheduler's name for `checkIsolated()` messages, such as `QueueScheduler 'db'`.
     var isolationDescription: String { get }
 }
@@ -38,7 +39,7 @@ package final class ActorExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     package func checkIsolated() {
-        if !runner!.isRunningItsWork {
+        if !runner!.isIsolatingItsContext {
             fatalError(
                 "\(runner!.isolationDescription).checkIsolated(): not running on it (expected one of its actions or jobs)"
             )
@@ -46,6 +47,6 @@ package final class ActorExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     package func isIsolatingCurrentContext() -> Bool? {
-        runner!.isRunningItsWork
+        runner!.isIsolatingItsContext
     }
 }

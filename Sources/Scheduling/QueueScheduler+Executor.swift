@@ -53,10 +53,10 @@ extension QueueScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
         UnownedTaskExecutor(ordinary: self)
     }
 
-    /// Stops the program, naming the scheduler, unless the caller runs one of this scheduler's
-    /// actions or jobs. Called by the runtime for `assumeIsolated` and `preconditionIsolated`.
+    /// Stops the program, naming the scheduler, unless the caller runs on the scheduler's queue.
+    /// Runtimes that have ``isIsolatingCurrentContext()`` ask that instead.
     public func checkIsolated() {
-        if !isRunningItsWork {
+        if !isIsolatingItsContext {
             fatalError(
                 "QueueScheduler.checkIsolated(): not running on the QueueScheduler '\(queue.label)' "
                     + "(expected one of its actions or jobs)"
@@ -64,11 +64,14 @@ extension QueueScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
         }
     }
 
-    /// True inside this scheduler's actions and jobs (``Schedulers/current`` is this scheduler,
-    /// set by the scheduler itself or by ``Scheduler/performAsCurrent(_:)``); false elsewhere.
+    /// True on the scheduler's queue — inside its actions and jobs, and inside anything else the
+    /// queue runs (all of it serialised with them); false elsewhere, also inside
+    /// ``Scheduler/performAsCurrent(_:)`` on another thread, which sets only the current scheduler.
     public func isIsolatingCurrentContext() -> Bool? {
-        isRunningItsWork
+        isIsolatingItsContext
     }
+
+    package var isIsolatingItsContext: Bool { DispatchQueue.getSpecific(key: isolationKey) == true }
 
     package var isolationDescription: String { "QueueScheduler '\(queue.label)'" }
 }

@@ -26,6 +26,9 @@ public final class QueueScheduler: DateScheduler, DispatchQueueScheduler {
     package let timers: DispatchTimerQueue
     /// The executor of actors pinned to this scheduler (see `asUnownedSerialExecutor()`).
     package let actorExecutor = ActorExecutor()
+    /// Set on `queue`: found only by code the queue runs, which is what isolation means here (the
+    /// current-scheduler slot is not enough: `performAsCurrent` sets it on any thread).
+    let isolationKey = DispatchSpecificKey<Bool>()
     package static var typeName: String { "QueueScheduler" }
 
     /// Makes a serial scheduler targeting the global queue of `priority`.
@@ -38,6 +41,7 @@ public final class QueueScheduler: DateScheduler, DispatchQueueScheduler {
     public init(name: String? = nil, targeting target: DispatchQueue) {
         queue = DispatchQueue(label: name ?? "QueueScheduler", target: target)
         timers = DispatchTimerQueue(queue: queue, runsSerially: true)
+        queue.setSpecific(key: isolationKey, value: true)
         actorExecutor.bind(to: self)
     }
 }

@@ -40,6 +40,12 @@ extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
 
     package var isolationDescription: String { "TestScheduler" }
 
+    /// The explicit current scheduler: virtual time runs its work on whichever thread calls
+    /// `advance`/`step`/`run`, so there is no thread or queue to check. Drive one test scheduler
+    /// from one thread at a time (as tests do); two threads advancing it at once could run two
+    /// jobs of one actor at once.
+    package var isIsolatingItsContext: Bool { isRunningItsWork }
+
     /// The test scheduler's executor for actors: pin an actor to virtual time by returning this
     /// from its `unownedExecutor`.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {

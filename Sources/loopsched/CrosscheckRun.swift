@@ -184,16 +184,23 @@ struct ScriptRunner {
                     if run < runs { reschedule() }
                 }
             case .actorCalls(let calls):
-                let pinned = PinnedActor(executor: (scheduler as! any SerialExecutor).asUnownedSerialExecutor())
-                Task(executorPreference: taskExecutor) {
+                let pinned = PinnedActor(scheduler: scheduler)
+                // Odd counts call from a task that prefers the scheduler (a hop through its queue
+                // each way, on its thread), even ones from the global pool (a thread hand-off).
+                let preference: (any TaskExecutor)? = calls % 2 == 1 ? scheduler as? any TaskExecutor : taskExecutor
+                Task(executorPreference: preference) {
                     for _ in 0..<calls { await pinned.call { record(id) } }
                 }
             case .sleep(let delay):
                 Task(executorPreference: taskExecutor) {
                     let due = clock() + Int64(delay) * 1_000
                     trace.withLock { $0.dueAtLeast[id] = due }
-                    try? await scheduler.sleep(for: .microseconds(delay))
-                    record(id, inTask: true)
+                    do {
+                        try await scheduler.sleep(for: .microseconds(delay))
+                        record(id, inTask: true)
+                    } catch {
+                        // Never cancelled: a throw is a lost run, which the outcome check reports.
+                    }
                 }
             case .sleepCancelledByOtherThread(let delay, let after):
                 let sleeper = Task(executorPreference: taskExecutor) {
@@ -206,12 +213,17 @@ struct ScriptRunner {
                         // Cancelled: the sleep threw, as it must; nothing ran.
                     }
                 }
-                otherThreads.enter()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(virtual ? 0 : after)) {
-                    sleeper.cancel()
-                    otherThreads.leave()
+                if virtual {
+                    // At virtual time `after`, from the advancing thread: the sleep may be pending
+                    // then, which a cancel before the first advance would never exercise.
+                    scheduler.schedule(after: .microseconds(after)) { sleeper.cancel() }
+                } else {
+                    otherThreads.enter()
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(after)) {
+                        sleeper.cancel()
+                        otherThreads.leave()
+                    }
                 }
-                if virtual { otherThreads.wait() }
             }
         }
         let horizon = script.horizonMicros
@@ -236,13 +248,16 @@ struct ScriptRunner {
 
 /// An actor pinned to the scheduler under check, for ``Op/actorCalls(calls:)``.
 private actor PinnedActor {
-    let executor: UnownedSerialExecutor
+    /// Held so the executor outlives the actor, as Swift requires.
+    let scheduler: any DateScheduler
 
-    init(executor: UnownedSerialExecutor) {
-        self.executor = executor
+    init(scheduler: any DateScheduler) {
+        self.scheduler = scheduler
     }
 
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        (scheduler as! any SerialExecutor).asUnownedSerialExecutor()
+    }
 
     func call(_ body: @Sendable () -> Void) {
         body()

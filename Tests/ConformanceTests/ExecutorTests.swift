@@ -134,15 +134,18 @@ extension Conformance {
                 let value6 = try #require(first).get()
                 #expect(value6)
                 // From one action on the scheduler, so nothing else interleaves: a task, a task
-                // that prefers the scheduler, an actor job, a task — queued in that order.
+                // that prefers the scheduler, an actor job, a task — queued in that order. The
+                // immediate task runs on this thread up to its call into the actor, which enqueues
+                // the actor's job right there.
                 let executor = harness.taskExecutor
                 scheduler.schedule {
                     scheduler.schedule { order.withLock { $0.append("task 1") } }
                     Task(executorPreference: executor) { order.withLock { $0.append("preferring task") } }
+                    Task.immediate { await pinned.log("actor job", into: order) }
                     scheduler.schedule { order.withLock { $0.append("task 2") } }
                 }
-                #expect(await harness.eventually { order.withLock { $0.count } == 3 })
-                #expect(order.withLock { $0 } == ["task 1", "preferring task", "task 2"])
+                #expect(await harness.eventually { order.withLock { $0.count } == 4 })
+                #expect(order.withLock { $0 } == ["task 1", "preferring task", "actor job", "task 2"])
             }
         }
 
@@ -152,14 +155,23 @@ extension Conformance {
                 let scheduler = harness.scheduler
                 let serial = harness.serialExecutor
                 let pinned = Pinned(harness)
-                let inside = LockedValue<Bool?>(nil)
+                // The object the runtime asks for the actor (a scheduler hands actors its own).
+                let actorSide = actorExecutor(of: pinned) as! any SerialExecutor
+                let inside = LockedValue<[Bool?]>([])
                 scheduler.schedule {
                     pinned.assumeIsolated { $0.calls += 1 }
-                    inside.withLock { $0 = serial.isIsolatingCurrentContext() }
+                    inside.withLock { $0 = [serial.isIsolatingCurrentContext(), actorSide.isIsolatingCurrentContext()] }
                 }
-                #expect(await harness.eventually { inside.withLock { $0 } != nil })
-                #expect(inside.withLock { $0 } == true)
+                #expect(await harness.eventually { !inside.withLock { $0 }.isEmpty })
+                #expect(inside.withLock { $0 } == [true, true])
                 #expect(serial.isIsolatingCurrentContext() == false)
+                #expect(actorSide.isIsolatingCurrentContext() == false)
+                if !kind.isVirtual {
+                    // performAsCurrent on another thread sets the current scheduler, not isolation:
+                    // answering true there would let assumeIsolated race the actor's own jobs.
+                    let borrowed = scheduler.performAsCurrent { actorSide.isIsolatingCurrentContext() }
+                    #expect(borrowed == false, "performAsCurrent off the scheduler passed for isolated on \(kind)")
+                }
                 let calls = try #require(await harness.runTask { await pinned.calls }).get()
                 #expect(calls == 1)
             }
