@@ -86,7 +86,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopSchedulingTests",
-            dependencies: ["LoopScheduling", "Scheduling", "LoopSchedulingTestSupport"],
+            dependencies: [
+                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
