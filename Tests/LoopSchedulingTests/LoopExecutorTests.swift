@@ -25,21 +25,6 @@ actor LoopBound {
     func log(_ entry: String, into order: LockedValue<[String]>) { order.withLock { $0.append(entry) } }
 }
 
-/// Counts the jobs a loop is handed, to check one `enqueue` per trivial task.
-final class CountingExecutor: TaskExecutor, SerialExecutor {
-    let loop: LoopScheduler
-    let enqueued = Atomic<Int>(0)
-
-    init(loop: LoopScheduler) { self.loop = loop }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        enqueued.add(1, ordering: .relaxed)
-        loop.enqueue(job)
-    }
-
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
-}
-
 @Suite("LoopScheduler as an executor")
 struct LoopExecutorTests {
     @Test("An actor pinned to the loop runs its methods on the loop thread with the loop current")
@@ -54,18 +39,14 @@ struct LoopExecutorTests {
         await loop.shutdown()
     }
 
-    @Test("Task(executorPreference:) runs nonisolated code on the loop, and a trivial task costs one enqueue")
+    @Test("Task(executorPreference:) runs nonisolated code on the loop thread with the loop current")
     func taskPreference() async throws {
+        // How many enqueues a task costs is counted for every kind in the conformance suite (rule 10).
         let loop = try LoopScheduler(name: "preference")
-        let counting = CountingExecutor(loop: loop)
-        let onLoop = await Task(executorPreference: counting) {
+        let onLoop = await Task(executorPreference: loop) {
             loop.core.isOnLoopThread && Schedulers.current === loop
         }.value
         #expect(onLoop)
-        let before = counting.enqueued.load(ordering: .relaxed)
-        await Task(executorPreference: counting) {}.value
-        let after = counting.enqueued.load(ordering: .relaxed)
-        #expect(after - before == 1, "a trivial task was enqueued \(after - before) times")
         await loop.shutdown()
     }
 
