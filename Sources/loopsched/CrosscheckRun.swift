@@ -250,14 +250,14 @@ struct ScriptRunner {
 private actor PinnedActor {
     /// Held so the executor outlives the actor, as Swift requires.
     let scheduler: any DateScheduler
+    let executor: UnownedSerialExecutor
 
     init(scheduler: any DateScheduler) {
         self.scheduler = scheduler
+        executor = (scheduler as! any SerialExecutor).asUnownedSerialExecutor()
     }
 
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        (scheduler as! any SerialExecutor).asUnownedSerialExecutor()
-    }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     func call(_ body: @Sendable () -> Void) {
         body()

@@ -1,5 +1,6 @@
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import Scheduling
 import Testing
 
@@ -26,21 +27,11 @@ extension Harness {
     }
 
     /// Waits until `condition` holds without blocking a thread of the cooperative pool: real
-    /// schedulers up to `timeout` of time this task could run, looking again every millisecond; the test scheduler
-    /// up to `timeout` of virtual time, advanced a millisecond at a time (its tasks run inside).
+    /// schedulers through `eventuallyAsync`, looking again every millisecond; the test scheduler up
+    /// to `timeout` of virtual time, advanced a millisecond at a time (its tasks run inside).
     func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
         if testScheduler != nil { return waitUntil(timeout: timeout, condition) }
-        // Only the time this task could have run counts: blocking tests can starve the whole pool
-        // for seconds, this task and the tasks it waits on alike. Each look counts at most 20 ms,
-        // so a real hang still fails.
-        var budget = timeout
-        while !condition() {
-            if budget <= .zero { return false }
-            let before = ContinuousClock.now
-            try? await Task.sleep(for: .milliseconds(1))
-            budget -= min(ContinuousClock.now - before, .milliseconds(20))
-        }
-        return true
+        return await eventuallyAsync(timeout: timeout, every: .milliseconds(1), condition)
     }
 
     /// Runs `body` in a new task and waits for it (see ``eventually(timeout:_:)``).

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing
