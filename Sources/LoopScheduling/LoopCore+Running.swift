@@ -22,21 +22,73 @@ extension LoopCore {
         runPendingWork()
     }
 
-    /// Once per loop iteration, before the loop blocks: arm the timer driver, give memory back,
-    /// publish the counters. One monotonic clock read.
+    /// Once per loop iteration, before the loop blocks: arm the timer driver, tell other threads
+    /// what it is armed for, give memory back, publish the counters.
     func prepareFired() {
         noteLoopThread()
         guard lifecycle.isOpen else { return }
         confined.stats.loopIterations += 1
         let now = monotonicNow()
         confined.timers.giveBackMemory(monotonicNow: now, wallNow: wallNow())
-        switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow()) {
-        case .keep: break
-        case .runNow: handles.startIdle()
-        case .arm(let nanoseconds): handles.arm(in: nanoseconds)
-        }
+        armAndPromise(now: now)
         publishStatistics()
         if let metricsDelegate { reportIteration(to: metricsDelegate, now: now) }
+    }
+
+    /// Arms the driver, then publishes the promise that lets timers and cancellations from other
+    /// threads skip the wake-up (``RemoteQueue``). Items that arrived without one while the loop
+    /// was awake are filed first and the arming redone, so the promise covers everything queued;
+    /// if other threads keep winning that race, the loop stays awake and runs again instead of
+    /// blocking.
+    private func armAndPromise(now: Int64) {
+        var now = now
+        for _ in 0..<Self.promiseAttempts {
+            switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow()) {
+            case .keep: break
+            case .runNow:
+                // Not blocking: the idle callback takes the queue, so the loop stays awake.
+                handles.startIdle()
+                return
+            case .arm(let nanoseconds): handles.arm(in: nanoseconds)
+            }
+            let promise = RemoteQueue.LoopPromise(
+                armedDeadline: confined.timers.armedDeadline ?? .max,
+                earliestPending: confined.timers.earliestMonotonicDeadline ?? .min
+            )
+            var items: [LoopItem] = []
+            swap(&items, &confined.batch)
+            let took = remote.publish(promise, orTakeInto: &items)
+            if took { fileDeferred(&items) }
+            confined.batch = items
+            guard took else { return }
+            // Filing took time: arming from the old reading would fire late.
+            now = monotonicNow()
+        }
+        handles.startIdle()
+    }
+
+    /// Files what was queued without a wake-up, outside a batch: only timers and cancellations
+    /// are ever queued so, which run no user code.
+    func fileDeferred(_ items: inout [LoopItem]) {
+        for item in items {
+            switch item {
+            case .work(let entry) where entry.isTimer: file(entry)
+            case .cancelled(let timer): file(cancelled: timer)
+            case .work, .taskJob, .actorJob:
+                preconditionFailure("LoopCore.fileDeferred: a task or job was queued without waking the loop")
+            }
+        }
+        items.removeAll(keepingCapacity: items.capacity <= 65_536)
+    }
+
+    /// Before a timer is inserted on the loop thread outside a batch (a host's callback, `run`'s
+    /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
+    /// scheduling order, as when the wake-up made the loop take them at once.
+    func fileDeferredBeforeLocalTimer() {
+        var items: [LoopItem] = []
+        swap(&items, &confined.batch)
+        if remote.takeDeferred(into: &items) { fileDeferred(&items) }
+        confined.batch = items
     }
 
     // MARK: Batches
@@ -98,15 +150,9 @@ extension LoopCore {
         for item in items {
             switch item {
             case .work(let entry):
-                if !entry.isTimer {
-                    run(entry)
-                } else if entry.isDisposed {
-                    confined.stats.disposedBeforeRun += 1
-                } else {
-                    confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
-                }
+                if entry.isTimer { file(entry) } else { run(entry) }
             case .cancelled(let timer):
-                if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
+                file(cancelled: timer)
             case .taskJob(let job):
                 runTaskJob(job)
             case .actorJob(let job):
@@ -116,6 +162,23 @@ extension LoopCore {
         recycle(&items)
         confined.batch = items
         return didWork
+    }
+
+    /// A timer from another thread goes into the store, unless it was disposed on the way.
+    @inline(__always)
+    private func file(_ entry: LoopWork) {
+        if entry.isDisposed {
+            confined.stats.disposedBeforeRun += 1
+        } else {
+            confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
+        }
+    }
+
+    /// A timer disposed on another thread leaves the store (if it got there: one still queued
+    /// behind it was skipped by ``file(_:)``).
+    @inline(__always)
+    private func file(cancelled timer: LoopTimer) {
+        if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
     }
 
     /// Runs the work queued on the loop so far; what it schedules runs in the next round.

@@ -47,7 +47,9 @@ extension LoopCore {
     ///
     /// On the loop thread: a timer goes straight into the store, a task or job into the loop-local
     /// queue (no lock, no wake-up; outside a batch the idle handle keeps the loop from blocking).
-    /// Elsewhere: the remote queue, waking the loop only when it goes from empty to non-empty. Work
+    /// Elsewhere: the remote queue, waking the loop only when the loop needs it (see
+    /// ``RemoteQueue``: a task does unless a wake-up is pending; a timer the armed driver covers
+    /// does not). Work
     /// is accepted while the lifecycle is `open`; jobs also while it is `draining`, since no task
     /// may be stranded (DESIGN §8.2) — after that they go to the fallback executor.
     @inline(__always)
@@ -55,6 +57,7 @@ extension LoopCore {
         if isOnLoopThread {
             guard accepts(item) else { return false }
             if case .work(let entry) = item, entry.isTimer {
+                if !confined.inBatch { fileDeferredBeforeLocalTimer() }
                 confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
             } else {
                 confined.localItems.append(item)
@@ -77,9 +80,10 @@ extension LoopCore {
     }
 
     /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is
-    /// already released): the timer leaves the store now on the loop thread, or in the loop's next
-    /// batch from another thread — never only at its deadline. (Disposed tasks stay queued,
-    /// closure-less, until the loop passes them.)
+    /// already released): the timer leaves the store now on the loop thread, or when the loop
+    /// next wakes from another thread — woken for it only if it may be the earliest, since a
+    /// later one costs just its 56-byte entry until then (see ``RemoteQueue``), and never only at
+    /// its deadline. (Disposed tasks stay queued, closure-less, until the loop passes them.)
     func timerDisposed(_ timer: LoopTimer) {
         if isOnLoopThread {
             if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }

@@ -90,6 +90,9 @@ final class LoopCore: @unchecked Sendable {
     static let roundsPerCallback = 64
     /// The most spare entries of each kind kept for reuse (64 KiB each).
     static let recycleLimit = 1024
+    /// How often the loop files late arrivals and re-arms before it gives up promising and runs
+    /// again instead of blocking.
+    static let promiseAttempts = 4
 
     /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
     /// what was acquired (no fd, thread, memory or retain left) and throws.

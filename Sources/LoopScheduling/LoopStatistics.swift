@@ -10,7 +10,9 @@ public struct LoopStatistics: Sendable, Equatable {
     public var tasksRun: Int
     /// Timer fires: one-shot timers plus periodic ticks.
     public var timersFired: Int
-    /// Timers (one-shot and periodic) waiting in the loop's heaps.
+    /// Timers (one-shot and periodic) waiting in the loop's heaps. A timer disposed on another
+    /// thread leaves them when the loop next wakes: at once if it was the earliest, otherwise no
+    /// later than the earliest pending deadline, or after at most 1024 cancellations.
     public var timersPending: Int
     /// Actions dropped because they were disposed before they ran (shutdown's disposals included).
     public var disposedBeforeRun: Int

@@ -16,8 +16,10 @@ import Scheduling
 ///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
 ///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
 /// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(log n)); from another
-///    thread the entry is handed to the loop, which removes it in its next batch — never only at
-///    its deadline. Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
+///    thread the entry is handed to the loop, which removes it when it next wakes: woken at once
+///    when the timer may be the earliest, otherwise by then (the earliest deadline comes first) or
+///    by ``RemoteQueue/deferredLimit`` items waiting — never only at its own deadline. Emptied heaps
+///    give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
 /// - Complexity: insert, remove and pop are O(log n) on a 4-ary heap with the keys inline.
 struct LoopTimerStore {
@@ -147,6 +149,9 @@ struct LoopTimerStore {
         guard let key = wall.firstKey, key.deadline <= wallNow, key.sequence < limit else { return nil }
         return (wall.removeFirst()!, Nanoseconds.subtracting(wallNow, key.deadline))
     }
+
+    /// The deadline of the first monotonic timer, or nil when there is none.
+    var earliestMonotonicDeadline: Int64? { monotonic.firstKey?.deadline }
 
     var hasWallTimers: Bool { !wall.isEmpty }
     var hasMonotonicTimers: Bool { !monotonic.isEmpty }

@@ -1,0 +1,266 @@
+import Dispatch
+import Foundation
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+/// Counts the loop's iterations exactly: the delegate hears every one, as it ends.
+private final class IterationCounter: LoopSchedulerMetricsDelegate {
+    let count = Atomic<Int>(0)
+    func loopIterationDidEnd(_ info: LoopIterationInfo) { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Which cross-thread timers and cancellations wake the loop (RemoteQueue's promise): the ones
+/// the loop's armed wake-up does not already cover, and never at the cost of a late or reordered
+/// timer.
+@Suite("LoopScheduler wake-ups for timers from other threads")
+struct LoopWakeTests {
+    /// A loop on its own thread with an iteration counter.
+    private static func makeLoop(_ name: String, driver: TimerDriverKind) throws -> (LoopScheduler, IterationCounter) {
+        let counter = IterationCounter()
+        let loop = try LoopScheduler(
+            name: name,
+            mode: .ownThread,
+            adopting: nil,
+            clock: SystemClock(),
+            driver: driver,
+            metricsDelegate: counter
+        )
+        return (loop, counter)
+    }
+
+    /// Returns once the loop has ended the iteration of a batch run now, i.e. it has armed its
+    /// driver and published its promise, and has nothing else to do.
+    private static func settle(_ loop: LoopScheduler, _ counter: IterationCounter) {
+        let during = onLoop(loop) { counter.value }
+        #expect(eventually { counter.value > during })
+    }
+
+    @Test(
+        "Timers at or after the armed wake-up, and cancellations of timers that are not the earliest, wake nobody",
+        arguments: TimerDriverKind.all
+    )
+    func laterTimersDoNotWake(driver: TimerDriverKind) throws {
+        let (loop, counter) = try Self.makeLoop("wake-later", driver: driver)
+        defer { loop.shutdown() }
+        let armed = loop.schedule(after: .seconds(20)) {}
+        defer { armed.dispose() }
+        #expect(eventually { loop.statistics.timersPending == 1 })
+        Self.settle(loop, counter)
+        let before = counter.value
+        // Paced, so a loop woken by each would iterate for each: about 350 times.
+        var kept: [any Disposable] = []
+        for _ in 0..<100 {
+            kept.append(loop.schedule(after: .seconds(30)) {})
+            usleep(300)
+        }
+        for _ in 0..<100 {
+            // withTimeout's pattern: a timer that is disposed before the loop ever saw it.
+            loop.schedule(after: .seconds(30)) {}.dispose()
+            usleep(300)
+        }
+        for timer in kept.prefix(50) {
+            timer.dispose()
+            usleep(300)
+        }
+        let after = counter.value
+        #expect(after == before, "\(after - before) loop iterations for timers the armed wake-up covered")
+        // A task wakes the loop, which files everything in order first.
+        _ = onLoop(loop) { 0 }
+        #expect(eventually { loop.statistics.timersPending == 51 })
+        for timer in kept { timer.dispose() }
+    }
+
+    @Test("A timer from another thread due before the armed wake-up fires on time", arguments: TimerDriverKind.all)
+    func earlierTimerWakes(driver: TimerDriverKind) throws {
+        let (loop, counter) = try Self.makeLoop("wake-earlier", driver: driver)
+        defer { loop.shutdown() }
+        let armedFired = Atomic<Bool>(false)
+        let armed = loop.schedule(after: .seconds(20)) { armedFired.store(true, ordering: .relaxed) }
+        defer { armed.dispose() }
+        #expect(eventually { loop.statistics.timersPending == 1 })
+        for round in 0..<10 {
+            Self.settle(loop, counter)
+            let start = Nanoseconds.monotonicNow()
+            let delay: Int64 = 20_000_000
+            let firedAt = Atomic<Int64>(0)
+            if round % 2 == 0 {
+                loop.schedule(after: .nanoseconds(delay)) {
+                    firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
+                }
+            } else {
+                // Wall-clock timers keep waking the loop.
+                loop.schedule(at: Date().addingTimeInterval(0.02)) {
+                    firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
+                }
+            }
+            // Generous: a timer that waited for the armed wake-up would be 20 s late.
+            #expect(eventually(timeout: .seconds(10)) { firedAt.load(ordering: .relaxed) != 0 }, "round \(round)")
+            let elapsed = firedAt.load(ordering: .relaxed) - start
+            if round % 2 == 0 { #expect(elapsed >= delay, "round \(round) fired \(delay - elapsed) ns early") }
+            let armedFiredValue = armedFired.load(ordering: .relaxed)
+            #expect(!armedFiredValue)
+        }
+    }
+
+    @Test(
+        "Threads racing timers around the armed deadline while the loop re-arms: all fire, none early, in deadline order",
+        arguments: TimerDriverKind.all
+    )
+    func raceAroundArmedDeadline(driver: TimerDriverKind) throws {
+        let (loop, _) = try Self.makeLoop("wake-race", driver: driver)
+        defer { loop.shutdown() }
+        // Nothing else would wake the loop for a minute: a timer left behind never fires.
+        let sentinel = loop.schedule(after: .seconds(60)) {}
+        defer { sentinel.dispose() }
+        let threads = 4
+        let perThread = 200
+        let count = threads * perThread
+        for round in 0..<6 {
+            // Half the rounds with a ticker re-arming the driver every few milliseconds.
+            let ticker =
+                round % 2 == 1 ? loop.schedule(after: .milliseconds(1), repeatingEvery: .milliseconds(3)) {} : nil
+            let deadlines = LockedValue([Int64](repeating: 0, count: count))
+            let submitted = LockedValue([Int64](repeating: 0, count: count))
+            let fires = LockedValue<[(index: Int, at: Int64)]>([])
+            fires.withLock { $0.reserveCapacity(count) }
+            // The armed one, 40 ms out; the others fall in [0, 80 ms], around it.
+            let anchor = onLoop(loop) { loop.schedule(after: .milliseconds(40)) {} }
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                var random = SplitMix(seed: UInt64(round * 1_000 + thread))
+                for offset in 0..<perThread {
+                    let index = thread * perThread + offset
+                    let delay = Int64(random.next() % 80_000_000)
+                    let start = Nanoseconds.monotonicNow()
+                    loop.schedule(after: .nanoseconds(delay)) {
+                        let now = Nanoseconds.monotonicNow()
+                        fires.withLock { $0.append((index, now)) }
+                    }
+                    let done = Nanoseconds.monotonicNow()
+                    deadlines.withLock { $0[index] = start + delay }
+                    submitted.withLock { $0[index] = done }
+                    if random.next() % 4 == 0 { usleep(UInt32(random.next() % 300)) }
+                }
+            }
+            #expect(
+                eventually { fires.withLock { $0.count } == count },
+                "round \(round): \(count - fires.withLock { $0.count }) timers never fired"
+            )
+            ticker?.dispose()
+            anchor.dispose()
+            let log = fires.withLock { $0 }
+            let deadline = deadlines.withLock { $0 }
+            let queued = submitted.withLock { $0 }
+            // `start + delay` is a lower bound of each timer's deadline.
+            let early = log.filter { $0.at < deadline[$0.index] }
+            #expect(early.isEmpty, "round \(round): \(early.count) timers fired early")
+            // A timer fired after one due clearly later only if it reached the loop after that
+            // one was taken: its submission ended less than a generous margin before.
+            var inversions = 0
+            for (position, fire) in log.enumerated() {
+                let mine = deadline[fire.index]
+                let overtaken = log[..<position].contains { earlier in
+                    deadline[earlier.index] > mine + 1_000_000 && earlier.at > queued[fire.index] + 50_000_000
+                }
+                if overtaken { inversions += 1 }
+            }
+            #expect(
+                inversions == 0,
+                "round \(round): \(inversions) timers fired after a later one they were queued well before"
+            )
+        }
+    }
+
+    @Test("Cancellations that wake nobody are bounded: the deferredLimit-th one wakes the loop")
+    func deferredCancellationsAreBounded() throws {
+        let (loop, counter) = try Self.makeLoop("wake-bound", driver: .preferred)
+        defer { loop.shutdown() }
+        let armed = loop.schedule(after: .seconds(20)) {}
+        defer { armed.dispose() }
+        let total = RemoteQueue.deferredLimit + 100
+        let timers = (0..<total).map { _ in loop.schedule(after: .seconds(30)) {} }
+        // The task files them all; none of the cancellations below is of the earliest timer.
+        _ = onLoop(loop) { 0 }
+        #expect(eventually { loop.statistics.timersPending == total + 1 })
+        Self.settle(loop, counter)
+        let before = counter.value
+        for timer in timers.prefix(RemoteQueue.deferredLimit - 1) { timer.dispose() }
+        // Room for a wrongly woken loop to show an iteration.
+        usleep(50_000)
+        #expect(counter.value == before, "a cancellation below the bound woke the loop")
+        #expect(loop.statistics.timersPending == total + 1)
+        // The bound: the loop wakes and frees every slot queued so far.
+        timers[RemoteQueue.deferredLimit - 1].dispose()
+        #expect(eventually { loop.statistics.timersPending == total + 1 - RemoteQueue.deferredLimit })
+        for timer in timers.dropFirst(RemoteQueue.deferredLimit) { timer.dispose() }
+        _ = onLoop(loop) { 0 }
+        #expect(eventually { loop.statistics.timersPending == 1 })
+    }
+
+    @Test("A timer queued without a wake-up keeps its place before an equal one scheduled on the loop outside a batch")
+    func deferredTimerKeepsOrderBeforeLocal() throws {
+        let clock = SteppableClock()
+        let frozen = Nanoseconds.monotonicNow()
+        clock.freezeMonotonic(at: frozen)
+        let hook = PrepareHook()
+        let loop = try LoopScheduler(
+            name: "wake-order",
+            mode: .ownThread,
+            adopting: nil,
+            clock: clock,
+            driver: .preferred,
+            metricsDelegate: hook
+        )
+        defer { loop.shutdown() }
+        let order = LockedValue<[Int]>([])
+        // The armed wake-up, 10 s out on the frozen clock.
+        let armed = loop.schedule(after: .seconds(10)) {}
+        #expect(eventually { loop.statistics.timersPending == 1 })
+        // The loop's next prepare, having published its promise, waits in the delegate (on the loop
+        // thread, outside any batch) for a timer from this thread, then schedules an equal one.
+        hook.arm { [loop] in
+            loop.schedule(after: .seconds(20)) { order.withLock { $0.append(2) } }
+        }
+        loop.schedule {}
+        hook.waitUntilInside()
+        loop.schedule(after: .seconds(20)) { order.withLock { $0.append(1) } }
+        hook.proceedAndWait()
+        _ = onLoop(loop) { 0 }
+        #expect(eventually { loop.statistics.timersPending == 3 })
+        // Both due: the next batch fires them in (deadline, scheduling order).
+        clock.freezeMonotonic(at: frozen + 30_000_000_000)
+        loop.schedule {}
+        #expect(eventually { order.withLock { $0.count } == 2 })
+        #expect(order.withLock { $0 } == [1, 2])
+        armed.dispose()
+    }
+}
+
+/// A metrics delegate that, once armed, stops the loop in its next prepare callback until the test
+/// lets it go, then runs an action there.
+private final class PrepareHook: LoopSchedulerMetricsDelegate {
+    private let action = LockedValue<(@Sendable () -> Void)?>(nil)
+    private let inside = DispatchSemaphore(value: 0)
+    private let release = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    func arm(_ body: @escaping @Sendable () -> Void) { action.withLock { $0 = body } }
+    func waitUntilInside() { inside.wait() }
+    /// Lets the action run and waits for it: a task sent meanwhile would make the loop's wake-up
+    /// pending, and with one pending the queue is left for that wake-up to take, in order.
+    func proceedAndWait() {
+        release.signal()
+        done.wait()
+    }
+
+    func loopIterationDidEnd(_ info: LoopIterationInfo) {
+        guard let body = action.withLock({ $0.take() }) else { return }
+        inside.signal()
+        release.wait()
+        body()
+        done.signal()
+    }
+}
