@@ -42,8 +42,12 @@ extension LoopCore {
     /// blocking.
     private func armAndPromise(now: Int64) {
         var now = now
+        // Items waited for this look without a wake-up: look again soon while they keep coming.
+        let flush = confined.flushSoon
+        confined.flushSoon = false
         for _ in 0..<Self.promiseAttempts {
-            switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow()) {
+            let flushBy = flush ? Nanoseconds.adding(now, Self.flushInterval) : nil
+            switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow(), flushBy: flushBy) {
             case .keep: break
             case .runNow:
                 // Not blocking: the idle callback takes the queue, so the loop stays awake.
@@ -51,9 +55,10 @@ extension LoopCore {
                 return
             case .arm(let nanoseconds): handles.arm(in: nanoseconds)
             }
+            // With `flushBy`, the arming is at or before it (`nextWake`).
             let promise = RemoteQueue.LoopPromise(
                 armedDeadline: confined.timers.armedDeadline ?? .max,
-                earliestPending: confined.timers.earliestMonotonicDeadline ?? .min
+                isFlushing: flushBy != nil
             )
             var items: [LoopItem] = []
             swap(&items, &confined.batch)
@@ -143,9 +148,10 @@ extension LoopCore {
     /// loop leave it now. The array is moved into a local first, so iterating borrows each entry
     /// instead of retaining it, and no access to `confined` is open while user code runs.
     func runRemoteItems() -> Bool {
+        guard remote.mayHaveItems else { return false }
         var items: [LoopItem] = []
         swap(&items, &confined.batch)
-        remote.take(into: &items)
+        if remote.take(into: &items) { confined.flushSoon = true }
         let didWork = !items.isEmpty
         for item in items {
             switch item {

@@ -49,9 +49,9 @@ extension LoopCore {
     /// queue (no lock, no wake-up; outside a batch the idle handle keeps the loop from blocking).
     /// Elsewhere: the remote queue, waking the loop only when the loop needs it (see
     /// ``RemoteQueue``: a task does unless a wake-up is pending; a timer the armed driver covers
-    /// does not). Work
-    /// is accepted while the lifecycle is `open`; jobs also while it is `draining`, since no task
-    /// may be stranded (DESIGN §8.2) — after that they go to the fallback executor.
+    /// does not). Work is accepted while the lifecycle is `open`; jobs also while it is
+    /// `draining`, since no task may be stranded (DESIGN §8.2) — after that they go to the
+    /// fallback executor.
     @inline(__always)
     func submit(_ item: LoopItem) -> Bool {
         if isOnLoopThread {
@@ -80,10 +80,10 @@ extension LoopCore {
     }
 
     /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is
-    /// already released): the timer leaves the store now on the loop thread, or when the loop
-    /// next wakes from another thread — woken for it only if it may be the earliest, since a
-    /// later one costs just its 56-byte entry until then (see ``RemoteQueue``), and never only at
-    /// its deadline. (Disposed tasks stay queued, closure-less, until the loop passes them.)
+    /// already released): the timer leaves the store now on the loop thread, or from another
+    /// thread when the loop next looks at its queue — within ``LoopCore/flushInterval``, waking it
+    /// only to start flushing (see ``RemoteQueue``) — and never only at its deadline. (Disposed
+    /// tasks stay queued, closure-less, until the loop passes them.)
     func timerDisposed(_ timer: LoopTimer) {
         if isOnLoopThread {
             if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }

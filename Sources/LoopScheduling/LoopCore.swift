@@ -34,6 +34,9 @@ struct LoopConfined {
     var stats = LocalStatistics()
     /// Per-iteration counts for the metrics delegate; untouched without one.
     var iteration = IterationCounters()
+    /// The loop took items that had waited without a wake-up while it was armed: its next
+    /// arming looks at the queue again within ``LoopCore/flushInterval``.
+    var flushSoon = false
     /// Inside a batch of user work: a `shutdown()` from an action completes after the batch, and
     /// `schedule` from outside a batch (a host callback, `run`'s body) must start the idle handle.
     var inBatch = false
@@ -68,11 +71,15 @@ final class LoopCore: @unchecked Sendable {
     /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the
     /// task's executor preference retains it (`Task(executorPreference:)`), or the caller of
     /// `withTaskExecutorPreference` holds it for the scope.
-    nonisolated(unsafe) unowned(unsafe) var taskExecutor: LoopScheduler?
+    /// Kept as the unowned reference a job runs on, so running a job retains nothing (the public
+    /// object has a side table for its weak references: a retain there is the slow path).
+    var taskExecutor: UnownedTaskExecutor?
     /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
     /// can run its jobs (the loop and the fallback queue both hold the core). Set once in `init`,
     /// before the core is shared with any other thread.
     private(set) var actorExecutor: LoopActorExecutor!
+    /// The same, as the unowned reference an actor job runs on.
+    private(set) var unownedActorExecutor: UnownedSerialExecutor!
 
     /// The public object, made current around every batch. Weak: dropping the last reference to
     /// the public object is what shuts the loop down.
@@ -93,6 +100,10 @@ final class LoopCore: @unchecked Sendable {
     /// How often the loop files late arrivals and re-arms before it gives up promising and runs
     /// again instead of blocking.
     static let promiseAttempts = 4
+    /// The longest a timer or cancellation from another thread waits for the loop to look, while
+    /// such items keep coming without wake-ups (``RemoteQueue``): 10 ms, a hundred extra wake-ups a
+    /// second at most, against one per item without the promise.
+    static let flushInterval: Int64 = 10_000_000
 
     /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
     /// what was acquired (no fd, thread, memory or retain left) and throws.
@@ -112,6 +123,7 @@ final class LoopCore: @unchecked Sendable {
         self.usesSystemClock = clock is SystemClock
         self.thread = mode == .ownThread ? LoopThread() : nil
         actorExecutor = LoopActorExecutor(core: self)
+        unownedActorExecutor = actorExecutor.asUnownedSerialExecutor()
         do {
             handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
         } catch {

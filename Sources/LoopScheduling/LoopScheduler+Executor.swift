@@ -102,13 +102,13 @@ extension LoopCore {
     @inline(__always)
     func runTaskJob(_ job: UnownedJob) {
         confined.stats.tasksRun += 1
-        job.runSynchronously(on: taskExecutor!.asUnownedTaskExecutor())
+        job.runSynchronously(on: taskExecutor!)
     }
 
     @inline(__always)
     func runActorJob(_ job: UnownedJob) {
         confined.stats.tasksRun += 1
-        job.runSynchronously(on: actorExecutor.asUnownedSerialExecutor())
+        job.runSynchronously(on: unownedActorExecutor)
     }
 
     func checkIsolated(function: String) {
@@ -141,9 +141,9 @@ final class FallbackExecutor: Sendable {
     func enqueue(_ item: LoopItem, core: LoopCore) {
         switch item {
         case .taskJob(let job):
-            queue.async { job.runSynchronously(on: core.taskExecutor!.asUnownedTaskExecutor()) }
+            queue.async { job.runSynchronously(on: core.taskExecutor!) }
         case .actorJob(let job):
-            queue.async { job.runSynchronously(on: core.actorExecutor.asUnownedSerialExecutor()) }
+            queue.async { job.runSynchronously(on: core.unownedActorExecutor) }
         case .work, .cancelled:
             preconditionFailure("FallbackExecutor.enqueue: only jobs fall back")
         }

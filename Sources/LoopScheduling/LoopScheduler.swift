@@ -124,7 +124,7 @@ public final class LoopScheduler: DateScheduler {
         self.core = core
         core.scheduler = self
         core.currentBox.scheduler = self
-        core.taskExecutor = self
+        core.taskExecutor = asUnownedTaskExecutor()
     }
 
     /// A loop on its own thread with the given clocks, driver and injected set-up fault.

@@ -10,9 +10,11 @@ public struct LoopStatistics: Sendable, Equatable {
     public var tasksRun: Int
     /// Timer fires: one-shot timers plus periodic ticks.
     public var timersFired: Int
-    /// Timers (one-shot and periodic) waiting in the loop's heaps. A timer disposed on another
-    /// thread leaves them when the loop next wakes: at once if it was the earliest, otherwise no
-    /// later than the earliest pending deadline, or after at most 1024 cancellations.
+    /// Timers (one-shot and periodic) waiting in the loop's heaps, as of the loop's last look at
+    /// its queue. A timer scheduled or disposed on another thread is counted or uncounted when the
+    /// loop next looks: at once when it needs the loop awake (it is due before the loop's armed
+    /// wake-up), otherwise within 10 ms; always after a round trip through the loop (a task
+    /// scheduled from that thread has run).
     public var timersPending: Int
     /// Actions dropped because they were disposed before they ran (shutdown's disposals included).
     public var disposedBeforeRun: Int

@@ -16,10 +16,9 @@ import Scheduling
 ///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
 ///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
 /// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(log n)); from another
-///    thread the entry is handed to the loop, which removes it when it next wakes: woken at once
-///    when the timer may be the earliest, otherwise by then (the earliest deadline comes first) or
-///    by ``RemoteQueue/deferredLimit`` items waiting — never only at its own deadline. Emptied heaps
-///    give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
+///    thread the entry is handed to the loop, which removes it when it next looks at its queue:
+///    within ``LoopCore/flushInterval`` (see ``RemoteQueue``), never only at the timer's deadline.
+///    Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
 /// - Complexity: insert, remove and pop are O(log n) on a 4-ary heap with the keys inline.
 struct LoopTimerStore {
@@ -96,7 +95,14 @@ struct LoopTimerStore {
     /// become one. Cancelling the first timer does not disarm (a cancel-heavy server would pay a
     /// syscall per cancel): the driver fires once for nothing and is re-armed then. Wall-clock
     /// timers are converted to the monotonic clock and re-checked at least once a second.
-    mutating func nextWake(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Wake {
+    ///
+    /// `flushBy`, when given, is the latest the loop may next look at its queue (``RemoteQueue``'s
+    /// stragglers): a wake-up at or before it serves, like a timer without leeway.
+    mutating func nextWake(
+        monotonicNow: Int64,
+        wallNow: @autoclosure () -> Int64,
+        flushBy: Int64? = nil
+    ) -> Wake {
         var target = Nanoseconds.never
         var latest = Nanoseconds.never
         if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {
@@ -113,6 +119,10 @@ struct LoopTimerStore {
             let converted = Nanoseconds.adding(monotonicNow, remaining)
             target = min(target, converted)
             latest = min(latest, converted)
+        }
+        if let flushBy {
+            target = min(target, flushBy)
+            latest = min(latest, flushBy)
         }
         guard target != Nanoseconds.never else { return .keep }
         if target <= monotonicNow { return .runNow }
@@ -149,9 +159,6 @@ struct LoopTimerStore {
         guard let key = wall.firstKey, key.deadline <= wallNow, key.sequence < limit else { return nil }
         return (wall.removeFirst()!, Nanoseconds.subtracting(wallNow, key.deadline))
     }
-
-    /// The deadline of the first monotonic timer, or nil when there is none.
-    var earliestMonotonicDeadline: Int64? { monotonic.firstKey?.deadline }
 
     var hasWallTimers: Bool { !wall.isEmpty }
     var hasMonotonicTimers: Bool { !monotonic.isEmpty }

@@ -1,4 +1,5 @@
 import Scheduling
+import Synchronization
 
 /// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
 /// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
@@ -27,40 +28,55 @@ enum LoopItem {
 ///
 /// **Which submissions wake the loop.** Tasks and jobs wake it when the queue has no wake-up
 /// pending (`wakePending` stays set until the loop takes the batch). Timers and cancellations
-/// often need none, which matters because a `withTimeout` or a cancelled `sleep` from the
-/// global pool is one of each, and a wake-up per item made the loop a third busy thread. The loop
+/// often need none, which matters because a `withTimeout` or a cancelled `sleep` from the global
+/// pool is one of each, and a wake-up per item made the loop a third busy thread. The loop
 /// publishes here, under this lock, what it has promised itself (``LoopPromise``):
 ///
 /// - while it is **awake** (from taking the queue until it next prepares to block), it takes the
 ///   queue again before blocking: no timer or cancellation needs a wake-up;
-/// - while it is **armed** for a monotonic deadline `A` (published only when the queue held
-///   nothing unfiled, after the driver was armed), its next wake-up comes by `A` and begins by
-///   taking the queue, before any timer fires or the driver is re-armed: a monotonic timer due at
-///   or after `A` needs no wake-up, and neither does a cancellation unless the timer may be the
-///   earliest one in the store (so `timersPending` never keeps a cancelled timer as the next thing
-///   the loop waits for).
+/// - while it is **flushing** — armed to look again within ``LoopCore/flushInterval``, at a
+///   monotonic deadline `A` (published only when the queue held nothing unfiled, after the driver
+///   was armed) — its next wake-up comes by `A` and begins by taking the queue, before any timer
+///   fires or the driver is re-armed: a cancellation needs no wake-up, nor a monotonic timer due
+///   at or after `A`. A timer due earlier, or on the wall clock (converted at every arming), wakes it;
+/// - otherwise (armed further out, or not at all) the first timer or cancellation that could have
+///   waited wakes the loop *and* asks it to flush: the loop then arms its next look within the
+///   interval, and keeps doing so while items keep waiting for it. So items that skip the wake-up
+///   wait at most one interval — a cancelled timer leaves the store, its memory and
+///   `timersPending` that soon, never at some later deadline — and a loop that stops getting them
+///   arms nothing extra: an idle loop stays asleep.
 ///
 /// The promise only moves later after the loop took the queue (a fired driver or a stepped wall
 /// clock, both of which take it before anything else), so an item left without a wake-up is
 /// always filed before it could be late. The ``deferredLimit``-th item in a row left without a
-/// wake-up wakes the loop: that bounds what cancelled timers hold (56 bytes each, their closures
-/// are released already) and the work the loop finds queued.
+/// wake-up wakes the loop: that bounds what cancelled timers hold within one interval (56 bytes
+/// each, their closures are released already) and the work the loop finds queued.
 final class RemoteQueue: Sendable {
     /// What the loop promised about its next look at the queue.
-    struct LoopPromise {
-        /// `awake`, or the monotonic deadline the driver is armed for (`Int64.max`: none).
+    struct LoopPromise: Equatable {
+        /// `Int64.min` while awake, else the monotonic deadline the driver is armed for
+        /// (`Int64.max`: none).
         var armedDeadline: Int64
-        /// A cancelled one-shot monotonic timer due at or before this may be the earliest in the
-        /// store: its cancellation wakes the loop. `Int64.min` when the monotonic heap is empty.
-        var earliestPending: Int64
+        /// The armed deadline is a look within ``LoopCore/flushInterval``, not just a timer's.
+        var isFlushing: Bool
 
         /// The loop takes the queue again before it blocks.
-        static let awake = LoopPromise(armedDeadline: .min, earliestPending: .min)
-        /// Nothing armed and nothing filed: the loop may be blocked for good. Not `awake` before
-        /// the first promise: the loop's first prepare may come while it is still starting, when
-        /// it promises nothing and blocks.
-        static let idle = LoopPromise(armedDeadline: .max, earliestPending: .min)
+        static let awake = LoopPromise(armedDeadline: .min, isFlushing: true)
+        /// Nothing armed: the loop may be blocked for good. Not `awake` before the first promise:
+        /// the loop's first prepare may come while it is still starting, when it promises nothing
+        /// and blocks.
+        static let idle = LoopPromise(armedDeadline: .max, isFlushing: false)
         var isAwake: Bool { armedDeadline == .min }
+    }
+
+    /// What a submission needs of the loop.
+    private enum Need {
+        /// A wake-up, as soon as possible.
+        case wake
+        /// Nothing: the promise covers it.
+        case nothing
+        /// Nothing for itself, but the loop should flush: wake it and ask for that.
+        case flush
     }
 
     /// The loop is woken by the item that makes this many queued without a wake-up.
@@ -72,9 +88,17 @@ final class RemoteQueue: Sendable {
         var promise = LoopPromise.idle
         /// Items queued without a wake-up since the loop last took the queue.
         var deferred = 0
+        /// Some of them came while the loop was armed rather than awake: they wait for the loop's
+        /// next look, which it brings forward to ``LoopCore/flushInterval`` from then on.
+        var stragglers = false
     }
 
     private let state = LockedValue(State())
+    /// Whether `items` is non-empty, readable without the lock: the loop looks at the queue every
+    /// round of a batch, and most rounds (a job hopping on the loop thread) find it empty. Written
+    /// under the lock; a stale `false` only postpones the take to the next look, and every wake-up
+    /// is ordered after the write by libuv's atomic `uv_async_send`.
+    private let nonEmpty = Atomic<Bool>(false)
 
     init() {}
 
@@ -88,37 +112,43 @@ final class RemoteQueue: Sendable {
         state.withLock { state in
             guard accepts() else { return false }
             state.items.append(item)
-            if !state.wakePending {
-                if state.deferred < Self.deferredLimit - 1 && Self.needsNoWake(item, state.promise) {
-                    state.deferred += 1
-                } else {
-                    state.wakePending = true
-                    wake()
-                }
+            if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
+            guard !state.wakePending else { return true }
+            let need = state.deferred < Self.deferredLimit - 1 ? Self.need(of: item, state.promise) : .wake
+            switch need {
+            case .nothing:
+                state.deferred += 1
+                if !state.promise.isAwake { state.stragglers = true }
+                return true
+            case .flush:
+                state.stragglers = true
+            case .wake:
+                break
             }
+            state.wakePending = true
+            wake()
             return true
         }
     }
 
-    /// Whether the loop's promise already covers `item`.
+    /// What `item` needs of the loop, given its promise.
     @inline(__always)
-    private static func needsNoWake(_ item: LoopItem, _ promise: LoopPromise) -> Bool {
+    private static func need(of item: LoopItem, _ promise: LoopPromise) -> Need {
         switch item {
         case .work(let entry):
-            guard entry.isTimer else { return false }
-            if promise.isAwake { return true }
+            guard entry.isTimer else { return .wake }
+            if promise.isAwake { return .nothing }
             // Wall deadlines are armed through a conversion re-done at every wake-up: keep waking.
-            guard !entry.isWall else { return false }
+            guard !entry.isWall else { return .wake }
             // The submitter still owns the entry: its deadline is settled.
-            return unsafeDowncast(entry, to: LoopTimer.self).deadline >= promise.armedDeadline
-        case .cancelled(let timer):
-            if promise.isAwake { return true }
-            // A periodic timer's deadline and clock change on the loop as it ticks: not readable
-            // here. A one-shot timer's are fixed once it was submitted.
-            guard !timer.isPeriodic, !timer.isWall else { return false }
-            return timer.deadline > promise.earliestPending
+            guard unsafeDowncast(entry, to: LoopTimer.self).deadline >= promise.armedDeadline else { return .wake }
+            return promise.isFlushing ? .nothing : .flush
+        case .cancelled:
+            // A cancelled timer that fires first is skipped by its state; it only holds memory
+            // and a count until the loop looks, which flushing bounds.
+            return promise.isFlushing ? .nothing : .flush
         case .taskJob, .actorJob:
-            return false
+            return .wake
         }
     }
 
@@ -131,32 +161,48 @@ final class RemoteQueue: Sendable {
     /// Items waiting: for tests.
     var count: Int { state.withLock { $0.items.count } }
 
+    /// Whether anything may be queued, without the lock (see `nonEmpty`).
+    var mayHaveItems: Bool { nonEmpty.load(ordering: .acquiring) }
+
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
     /// two buffers alternate and steady-state submission does not allocate). The loop is awake
     /// until it publishes a promise again.
+    ///
+    /// - Returns: whether items had waited without a wake-up while the loop was armed: then the
+    ///   loop looks again within ``LoopCore/flushInterval``, so such items (and the memory and the
+    ///   `timersPending` count of cancelled timers) wait no longer than that.
     @inline(__always)
-    func take(into batch: inout [LoopItem]) {
+    func take(into batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
+            let stragglers = state.stragglers
             state.wakePending = false
             state.promise = .awake
-            state.deferred = 0
+            Self.emptied(&state)
             swap(&state.items, &batch)
+            nonEmpty.store(false, ordering: .relaxed)
+            return stragglers
         }
+    }
+
+    @inline(__always)
+    private static func emptied(_ state: inout State) {
+        state.deferred = 0
+        state.stragglers = false
     }
 
     /// Takes the queue when it holds only items that were left without a wake-up (timers and
     /// cancellations: no user code), for the loop to file outside a batch. Returns whether it did.
     ///
-    /// The promise stands. Filing leaves the driver armed as it was; under an armed promise it
-    /// adds only timers due no earlier than that, and a timer that becomes the earliest is due
-    /// before the published earliest, so cancelling it still wakes the loop. Claiming `awake` here
-    /// could be wrong: this may run after the loop's last look before it blocks (a host's prepare
-    /// callback after the scheduler's).
+    /// The promise stands. Filing leaves the driver armed as it was, and under an armed promise
+    /// adds only timers due no earlier than that. Claiming `awake` here could be wrong: this may
+    /// run after the loop's last look before it blocks (a host's prepare callback after the
+    /// scheduler's).
     func takeDeferred(into batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
             guard !state.wakePending, !state.items.isEmpty else { return false }
-            state.deferred = 0
+            Self.emptied(&state)
             swap(&state.items, &batch)
+            nonEmpty.store(false, ordering: .relaxed)
             return true
         }
     }
@@ -169,8 +215,9 @@ final class RemoteQueue: Sendable {
         state.withLock { state in
             if !state.wakePending && !state.items.isEmpty {
                 state.promise = .awake
-                state.deferred = 0
+                Self.emptied(&state)
                 swap(&state.items, &batch)
+                nonEmpty.store(false, ordering: .relaxed)
                 return true
             }
             state.promise = promise

@@ -10,8 +10,10 @@ extension DateScheduler {
     ///
     /// `operation` runs in a child task (it inherits the caller's task executor preference and
     /// priority) next to one timer; no second task races it.
-    /// - If `operation` finishes first, the timer is disposed (the scheduler frees it at once) and
-    ///   its result is returned, or its error thrown.
+    /// - If `operation` finishes first, the timer is disposed (its handler released at once, its
+    ///   entry dropped by the scheduler at once or, on a `LoopScheduler` from another thread,
+    ///   within 10 ms, without waking the loop for it) and its result is returned, or its error
+    ///   thrown.
     /// - If the timer fires first, the child is cancelled and awaited, and ``TimeoutError`` is
     ///   thrown, whatever the operation then returned: nothing outlives the call.
     ///

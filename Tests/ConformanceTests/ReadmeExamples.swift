@@ -154,9 +154,10 @@ struct ReadmeExamples {
         // README: concurrency
         let loop = try LoopScheduler(name: "sessions")
         let session = Session(loop: loop)
-        // One timer on the loop's heap, freed as soon as the operation returns; TimeoutError if it fires.
+        // One timer on the loop's heap, dropped once the operation returns (within 10 ms from another
+        // thread, without waking the loop for it); TimeoutError if it fires.
         let served = try await loop.withTimeout(.seconds(30)) { await session.handle() }
-        try await loop.sleep(for: .milliseconds(5))  // never early; cancelling frees the timer at once
+        try await loop.sleep(for: .milliseconds(5))  // never early; cancelling throws at once
         for await tick in loop.ticks(every: .milliseconds(2)) where tick >= 3 { break }  // latest index only
         await loop.shutdown()  // suspends, never blocks a cooperative thread
 

@@ -40,10 +40,10 @@ struct LoopWakeTests {
     }
 
     @Test(
-        "Timers at or after the armed wake-up, and cancellations of timers that are not the earliest, wake nobody",
+        "Timers at or after the armed wake-up and cancellations from another thread wake the loop at most once per flush interval, and leave within it",
         arguments: TimerDriverKind.all
     )
-    func laterTimersDoNotWake(driver: TimerDriverKind) throws {
+    func coveredItemsWakeOncePerFlush(driver: TimerDriverKind) throws {
         let (loop, counter) = try Self.makeLoop("wake-later", driver: driver)
         defer { loop.shutdown() }
         let armed = loop.schedule(after: .seconds(20)) {}
@@ -51,7 +51,8 @@ struct LoopWakeTests {
         #expect(eventually { loop.statistics.timersPending == 1 })
         Self.settle(loop, counter)
         let before = counter.value
-        // Paced, so a loop woken by each would iterate for each: about 350 times.
+        let start = Nanoseconds.monotonicNow()
+        // Paced, so a loop woken by each would iterate for each: 250 times.
         var kept: [any Disposable] = []
         for _ in 0..<100 {
             kept.append(loop.schedule(after: .seconds(30)) {})
@@ -66,11 +67,23 @@ struct LoopWakeTests {
             timer.dispose()
             usleep(300)
         }
-        let after = counter.value
-        #expect(after == before, "\(after - before) loop iterations for timers the armed wake-up covered")
-        // A task wakes the loop, which files everything in order first.
-        _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersPending == 51 })
+        let lastDispose = Nanoseconds.monotonicNow()
+        // Nothing else wakes the loop before the 20 s timer: only its flushing files these.
+        #expect(eventually(timeout: .seconds(10)) { loop.statistics.timersPending == 51 })
+        let filed = Nanoseconds.monotonicNow()
+        let iterations = counter.value - before
+        // One wake-up to start flushing, one look per interval while items came, one that finds
+        // none (and stops), and slack for a preempted loop thread.
+        let intervals = Int((lastDispose - start) / LoopCore.flushInterval)
+        #expect(iterations <= intervals + 8, "\(iterations) loop iterations over \(intervals) flush intervals")
+        #expect(iterations < 250)
+        // Generous against the 10 ms interval on a loaded machine, and far below the armed 20 s.
+        #expect(filed - lastDispose < 2_000_000_000, "filed \((filed - lastDispose) / 1_000_000) ms after the last dispose")
+        // Flushing stops once nothing comes: the loop blocks until its next deadline again.
+        Self.settle(loop, counter)
+        let quiet = counter.value
+        usleep(100_000)
+        #expect(counter.value - quiet <= 1, "a loop with nothing to flush kept waking")
         for timer in kept { timer.dispose() }
     }
 
@@ -174,30 +187,75 @@ struct LoopWakeTests {
         }
     }
 
-    @Test("Cancellations that wake nobody are bounded: the deferredLimit-th one wakes the loop")
-    func deferredCancellationsAreBounded() throws {
-        let (loop, counter) = try Self.makeLoop("wake-bound", driver: .preferred)
-        defer { loop.shutdown() }
-        let armed = loop.schedule(after: .seconds(20)) {}
-        defer { armed.dispose() }
-        let total = RemoteQueue.deferredLimit + 100
-        let timers = (0..<total).map { _ in loop.schedule(after: .seconds(30)) {} }
-        // The task files them all; none of the cancellations below is of the earliest timer.
-        _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersPending == total + 1 })
-        Self.settle(loop, counter)
-        let before = counter.value
-        for timer in timers.prefix(RemoteQueue.deferredLimit - 1) { timer.dispose() }
-        // Room for a wrongly woken loop to show an iteration.
-        usleep(50_000)
-        #expect(counter.value == before, "a cancellation below the bound woke the loop")
-        #expect(loop.statistics.timersPending == total + 1)
-        // The bound: the loop wakes and frees every slot queued so far.
-        timers[RemoteQueue.deferredLimit - 1].dispose()
-        #expect(eventually { loop.statistics.timersPending == total + 1 - RemoteQueue.deferredLimit })
-        for timer in timers.dropFirst(RemoteQueue.deferredLimit) { timer.dispose() }
-        _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersPending == 1 })
+    @Test("The remote queue's wake-up decisions: which items wake the loop, ask it to flush, or wait, and the bound")
+    func wakeDecisions() {
+        let queue = RemoteQueue()
+        let wakes = LockedValue(0)
+        func submit(_ item: LoopItem) {
+            #expect(queue.submit(item, if: { true }, wake: { wakes.withLock { $0 += 1 } }))
+        }
+        func take() -> (items: Int, stragglers: Bool) {
+            var batch: [LoopItem] = []
+            let stragglers = queue.take(into: &batch)
+            return (batch.count, stragglers)
+        }
+        func publish(_ promise: RemoteQueue.LoopPromise) {
+            var batch: [LoopItem] = []
+            #expect(!queue.publish(promise, orTakeInto: &batch))
+        }
+        func timer(_ deadline: Int64, wall: Bool = false) -> LoopTimer {
+            LoopTimer(core: nil, deadline: deadline, isWall: wall, action: nil)
+        }
+        let armedAt: Int64 = 1_000_000_000
+
+        // Not flushing: a covered timer or a cancellation wakes the loop and asks for flushing.
+        publish(.init(armedDeadline: armedAt, isFlushing: false))
+        submit(.cancelled(timer(5 * armedAt)))
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(take() == (1, true))
+        publish(.init(armedDeadline: armedAt, isFlushing: false))
+        submit(.work(timer(armedAt)))
+        #expect(wakes.withLock { $0 } == 2)
+        #expect(take() == (1, true))
+
+        // Flushing: covered timers and cancellations (any kind) wait; the rest wake, not flush.
+        publish(.init(armedDeadline: armedAt, isFlushing: true))
+        submit(.work(timer(armedAt)))
+        submit(.cancelled(timer(armedAt + 1)))
+        submit(.cancelled(PeriodicLoopTimer(core: nil, deadline: 0, isWall: false, interval: 1, leeway: 0) { _ in }))
+        #expect(wakes.withLock { $0 } == 2)
+        submit(.work(timer(armedAt - 1)))
+        #expect(wakes.withLock { $0 } == 3)
+        // Queued behind a pending wake-up: nothing more to send.
+        submit(.work(LoopWork(action: {})))
+        #expect(wakes.withLock { $0 } == 3)
+        #expect(take() == (5, true))
+        for item in [LoopItem.work(timer(2 * armedAt, wall: true)), .work(LoopWork(action: {}))] {
+            publish(.init(armedDeadline: armedAt, isFlushing: true))
+            let before = wakes.withLock { $0 }
+            submit(item)
+            #expect(wakes.withLock { $0 } == before + 1)
+            #expect(take().stragglers == false)
+        }
+
+        // Awake: timers and cancellations wait for the loop's look before it blocks; no flushing.
+        _ = take()
+        let before = wakes.withLock { $0 }
+        submit(.work(timer(0)))
+        submit(.cancelled(timer(0)))
+        #expect(wakes.withLock { $0 } == before)
+        var batch: [LoopItem] = []
+        #expect(queue.publish(.init(armedDeadline: armedAt, isFlushing: true), orTakeInto: &batch))
+        #expect(batch.count == 2)
+
+        // The bound: the deferredLimit-th item in a row left without a wake-up wakes the loop.
+        publish(.init(armedDeadline: armedAt, isFlushing: true))
+        let start = wakes.withLock { $0 }
+        for _ in 0..<(RemoteQueue.deferredLimit - 1) { submit(.cancelled(timer(2 * armedAt))) }
+        #expect(wakes.withLock { $0 } == start)
+        submit(.cancelled(timer(2 * armedAt)))
+        #expect(wakes.withLock { $0 } == start + 1)
+        #expect(take() == (RemoteQueue.deferredLimit, true))
     }
 
     @Test("A timer queued without a wake-up keeps its place before an equal one scheduled on the loop outside a batch")
@@ -224,18 +282,21 @@ struct LoopWakeTests {
         hook.arm { [loop] in
             loop.schedule(after: .seconds(20)) { order.withLock { $0.append(2) } }
         }
-        loop.schedule {}
+        // A timer the armed wake-up covers wakes the loop to flush: the promise it publishes next
+        // lets the timer below wait without a wake-up.
+        let flushStarter = loop.schedule(after: .seconds(30)) {}
         hook.waitUntilInside()
         loop.schedule(after: .seconds(20)) { order.withLock { $0.append(1) } }
         hook.proceedAndWait()
         _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersPending == 3 })
+        #expect(eventually { loop.statistics.timersPending == 4 })
         // Both due: the next batch fires them in (deadline, scheduling order).
         clock.freezeMonotonic(at: frozen + 30_000_000_000)
         loop.schedule {}
         #expect(eventually { order.withLock { $0.count } == 2 })
         #expect(order.withLock { $0 } == [1, 2])
         armed.dispose()
+        flushStarter.dispose()
     }
 }
 
