@@ -49,8 +49,8 @@ enum AsyncWorkload: String, CaseIterable, Codable {
     var metrics: [String] {
         switch self {
         case .actorHop: ["pool ns/call", "pool cpu ns/call", "own ns/call", "own cpu ns/call"]
-        case .sleepCancel: ["ns/pair", "cpu ns/pair", "held MB after"]
-        case .timeout: ["ns/call", "cpu ns/call", "held MB after"]
+        case .sleepCancel: ["ns/pair", "cpu ns/pair", "held MB after", "loop iter/1k"]
+        case .timeout: ["ns/call", "cpu ns/call", "held MB after", "loop iter/1k"]
         }
     }
 

@@ -12,7 +12,12 @@ extension AsyncWorkload {
         case .loop:
             let loop = try makeLoop(driver)
             defer { loop.shutdown() }
-            return sleepers(n, sleep: { try await loop.sleep(for: duration) }, settle: { AsyncBridge.roundTrip(loop) })
+            return sleepers(
+                n,
+                sleep: { try await loop.sleep(for: duration) },
+                settle: { AsyncBridge.roundTrip(loop) },
+                iterations: { loop.statistics.loopIterations }
+            )
         case .queue:
             let queue = makeQueue()
             return sleepers(
@@ -31,13 +36,17 @@ extension AsyncWorkload {
 
     /// `n` pool tasks each sleeping, then all cancelled. The time is that of starting them plus
     /// that of cancelling them until every one ended; the pause between, while they sleep, is not
-    /// counted in the time but is in the CPU (which is idle then).
+    /// counted in the time but is in the CPU (which is idle then). `iterations` reads a loop's
+    /// iteration count: how often starting and cancelling woke it, per thousand pairs (the pause
+    /// between and the settling round trip not counted).
     private static func sleepers(
         _ n: Int,
         sleep: @escaping @Sendable () async throws -> Void,
-        settle: () -> Void
+        settle: () -> Void,
+        iterations: (() -> Int)? = nil
     ) -> Sample {
         var sample = Sample()
+        let iterationsAtStart = iterations?() ?? 0
         let started = Countdown(n)
         let ended = Countdown(n)
         let woke = Tally()
@@ -63,16 +72,22 @@ extension AsyncWorkload {
             return sample
         }
         let startPhase = started.finishedAt.load(ordering: .acquiring) - start
+        var loopIterations = (iterations?() ?? 0) - iterationsAtStart
         // A task counted as started may still be on its way into the sleep: let the last few arrive,
         // so that every cancellation finds a pending timer.
         Thread.sleep(forTimeInterval: 0.05)
         let cancelStart = Measure.now()
+        let iterationsBeforeCancel = iterations?() ?? 0
         for task in tasks { task.cancel() }
         guard ended.wait(timeout: .seconds(120)) else {
             sample.failures.append("\(ended.left) of \(n) cancelled sleeps never ended")
             return sample
         }
         let cancelPhase = ended.finishedAt.load(ordering: .acquiring) - cancelStart
+        if let iterations {
+            loopIterations += iterations() - iterationsBeforeCancel
+            sample.metrics["loop iter/1k"] = Double(loopIterations) * 1_000 / Double(n)
+        }
         tasks.removeAll()
         settle()
         let held = Measure.heapBytesInUse() - baseline

@@ -11,7 +11,12 @@ extension AsyncWorkload {
         case .loop:
             let loop = try makeLoop(driver)
             defer { loop.shutdown() }
-            return calls(n, call: { try await loop.withTimeout(limit) { 1 } }, settle: { AsyncBridge.roundTrip(loop) })
+            return calls(
+                n,
+                call: { try await loop.withTimeout(limit) { 1 } },
+                settle: { AsyncBridge.roundTrip(loop) },
+                iterations: { loop.statistics.loopIterations }
+            )
         case .loopCaller:
             let loop = try makeLoop(driver)
             defer { loop.shutdown() }
@@ -19,7 +24,8 @@ extension AsyncWorkload {
                 n,
                 on: loop,
                 call: { try await loop.withTimeout(limit) { 1 } },
-                settle: { AsyncBridge.roundTrip(loop) }
+                settle: { AsyncBridge.roundTrip(loop) },
+                iterations: { loop.statistics.loopIterations }
             )
         case .queue:
             let queue = makeQueue()
@@ -36,14 +42,17 @@ extension AsyncWorkload {
     }
 
     /// `n` calls in sequence from one task, as a request handler makes them: on the global pool,
-    /// or on `executor` when given.
+    /// or on `executor` when given. `iterations` reads a loop's iteration count: how often the
+    /// calls made it wake up, per thousand calls (the settling round trip not counted).
     private static func calls(
         _ n: Int,
         on executor: (any TaskExecutor)? = nil,
         call: @escaping @Sendable () async throws -> Int,
-        settle: () -> Void
+        settle: () -> Void,
+        iterations: (() -> Int)? = nil
     ) -> Sample {
         var sample = Sample()
+        let iterationsBefore = iterations?()
         let baseline = Measure.heapBytesInUse()
         let cpu = Measure.processCPUSeconds()
         let body: @Sendable () async -> (nanoseconds: Int64, returned: Int) = {
@@ -59,6 +68,9 @@ extension AsyncWorkload {
         guard let run else {
             sample.failures.append("\(n) calls did not finish within 300 s")
             return sample
+        }
+        if let iterations, let iterationsBefore {
+            sample.metrics["loop iter/1k"] = Double(iterations() - iterationsBefore) * 1_000 / Double(n)
         }
         settle()
         let held = Measure.heapBytesInUse() - baseline
