@@ -103,7 +103,7 @@ struct ReadmeExamples {
         // README: loop
         let loop = try LoopScheduler(name: "timeouts")
         let requestTimeout = loop.schedule(after: .seconds(30)) { print("request timed out") }
-        requestTimeout.dispose()  // the usual fate of a timeout: slot and closure freed at once
+        requestTimeout.dispose()  // the usual fate of a timeout: closure freed now, slot within 10 ms
 
         let ticker = loop.schedule(
             after: .zero,
