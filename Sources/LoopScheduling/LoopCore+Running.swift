@@ -29,7 +29,8 @@ extension LoopCore {
         guard lifecycle.isOpen else { return }
         confined.stats.loopIterations += 1
         let now = monotonicNow()
-        confined.timers.giveBackMemory(monotonicNow: now, wallNow: wallNow())
+        if confined.timers.giveBackMemory(monotonicNow: now, wallNow: wallNow()) { giveBackMemory() }
+        confined.busiestRound = 0
         armAndPromise(now: now)
         publishStatistics()
         if let metricsDelegate { reportIteration(to: metricsDelegate, now: now) }
@@ -62,8 +63,13 @@ extension LoopCore {
             )
             var items: [LoopItem] = []
             swap(&items, &confined.batch)
+            let handedOver = items.capacity
             let took = remote.publish(promise, orTakeInto: &items)
-            if took { fileDeferred(&items) }
+            if took {
+                confined.remoteCapacity = handedOver
+                noteRound(items.count)
+                fileDeferred(&items)
+            }
             confined.batch = items
             guard took else { return }
             // Filing took time: arming from the old reading would fire late.
@@ -92,7 +98,12 @@ extension LoopCore {
     func fileDeferredBeforeLocalTimer() {
         var items: [LoopItem] = []
         swap(&items, &confined.batch)
-        if remote.takeDeferred(into: &items) { fileDeferred(&items) }
+        let handedOver = items.capacity
+        if remote.takeDeferred(into: &items) {
+            confined.remoteCapacity = handedOver
+            noteRound(items.count)
+            fileDeferred(&items)
+        }
         confined.batch = items
     }
 
@@ -151,8 +162,10 @@ extension LoopCore {
         guard remote.mayHaveItems else { return false }
         var items: [LoopItem] = []
         swap(&items, &confined.batch)
+        confined.remoteCapacity = items.capacity
         if remote.take(into: &items) { confined.flushSoon = true }
         let didWork = !items.isEmpty
+        noteRound(items.count)
         for item in items {
             switch item {
             case .work(let entry):
@@ -193,6 +206,7 @@ extension LoopCore {
         var items: [LoopItem] = []
         swap(&items, &confined.spareItems)
         swap(&items, &confined.localItems)
+        noteRound(items.count)
         for item in items {
             switch item {
             case .work(let entry): run(entry)
@@ -226,13 +240,13 @@ extension LoopCore {
         // Once shutdown began no timer starts, due or not: shutdown disposes them all.
         guard lifecycle.isOpen else { return false }
         let limit = confined.timers.nextSequence
-        var fired = false
+        var fired = 0
         if confined.timers.hasMonotonicTimers {
             let now = monotonicNow()
             while lifecycle.isOpen, var due = confined.timers.popDue(monotonicNow: now, limit: limit) {
                 fire(due.timer, lateness: due.lateness, wallLateness: nil)
                 recycle(&due.timer)
-                fired = true
+                fired += 1
             }
         }
         if confined.timers.hasWallTimers {
@@ -240,10 +254,11 @@ extension LoopCore {
             while lifecycle.isOpen, var due = confined.timers.popDueWall(wallNow: now, limit: limit) {
                 fire(due.timer, lateness: due.lateness, wallLateness: due.lateness)
                 recycle(&due.timer)
-                fired = true
+                fired += 1
             }
         }
-        return fired
+        noteRound(fired)
+        return fired > 0
     }
 
     /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
@@ -278,6 +293,34 @@ extension LoopCore {
     }
 
     // MARK: Recycling
+
+    @inline(__always)
+    func noteRound(_ handled: Int) {
+        if handled > confined.busiestRound { confined.busiestRound = handled }
+    }
+
+    /// Once the loop is quiet (no timer due within the timer store's quiet period, the moment its
+    /// heaps shrink too): the queue buffers and spare entries a burst grew go back to the
+    /// allocator, so a loop at rest holds what a fresh one does. Only what is far beyond this
+    /// iteration's busiest round goes (more than four times it, and more than ``keptAtRest``), so
+    /// steady work keeps its buffers and spares; a burst's leftovers go in the first quiet
+    /// iteration after it that handled little.
+    ///
+    /// The remote queue's two buffers go even in an iteration that handled nothing, typically the
+    /// wake-up right after a burst that its batch already served. The loop's own buffers and spare
+    /// entries, which keep on-loop scheduling allocation-free, go only after an iteration that did
+    /// some work: one that did none (that same wake-up, or a host's own I/O on an adopted loop)
+    /// says nothing about their demand.
+    func giveBackMemory() {
+        let keep = max(Self.keptAtRest, 4 * confined.busiestRound)
+        if confined.batch.capacity > keep { confined.batch = [] }
+        if confined.remoteCapacity > keep { confined.remoteCapacity = remote.giveBackMemory(keepingUpTo: keep) }
+        guard confined.busiestRound > 0 else { return }
+        if confined.spareItems.capacity > keep { confined.spareItems = [] }
+        if confined.localItems.isEmpty && confined.localItems.capacity > keep { confined.localItems = [] }
+        if confined.spareTasks.capacity > keep { confined.spareTasks = [] }
+        if confined.spareTimers.capacity > keep { confined.spareTimers = [] }
+    }
 
     /// Empties a processed queue buffer, keeping the task entries only the loop still holds.
     @inline(__always)

@@ -31,6 +31,12 @@ struct LoopConfined {
     /// `malloc` and a `free` per action. At most ``LoopCore/recycleLimit`` of each.
     var spareTasks: [LoopWork] = []
     var spareTimers: [LoopTimer] = []
+    /// The capacity of the buffer last handed to the remote queue (it alternates with `batch`),
+    /// so a quiet loop takes the queue's lock only when that buffer is worth giving back.
+    var remoteCapacity = 0
+    /// The most entries one round handled (remote items, local items or fired timers) since the
+    /// last prepare: the demand the buffers and spare lists serve (see `giveBackMemory()`).
+    var busiestRound = 0
     var stats = LocalStatistics()
     /// Per-iteration counts for the metrics delegate; untouched without one.
     var iteration = IterationCounters()
@@ -104,6 +110,9 @@ final class LoopCore: @unchecked Sendable {
     /// such items keep coming without wake-ups (``RemoteQueue``): 10 ms, a hundred extra wake-ups a
     /// second at most, against one per item without the promise.
     static let flushInterval: Int64 = 10_000_000
+    /// Queue buffers and spare lists with room for at most this many entries are kept even at rest
+    /// (512 bytes of buffer, 4 KiB of entries): giving them back would only cost reallocations.
+    static let keptAtRest = 64
 
     /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
     /// what was acquired (no fd, thread, memory or retain left) and throws.

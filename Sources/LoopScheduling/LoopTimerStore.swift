@@ -36,6 +36,8 @@ struct LoopTimerStore {
     static let wallRecheck: Int64 = 1_000_000_000
     /// How long nothing may be due before emptied heaps give memory back (see `giveBackMemory`).
     static let quietPeriod: Int64 = 50_000_000
+    /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
+    static let keptSlots = 64
 
     init() {}
 
@@ -191,14 +193,19 @@ struct LoopTimerStore {
     /// array makes glibc consolidate every chunk freed since, a multi-millisecond stall after a
     /// burst that must not land in front of a due timer. A heap emptied by cancelling (the common
     /// case) shrinks in the very next iteration.
-    mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) {
+    ///
+    /// - Returns: whether the loop is quiet (nothing due within ``quietPeriod``), so that the core
+    ///   gives its own buffers back at the same moment.
+    @discardableResult
+    mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Bool {
         var soonest = monotonic.firstKey?.deadline ?? .max
         if let first = wall.firstKey {
             let remaining = Nanoseconds.subtracting(first.deadline, wallNow())
             soonest = min(soonest, Nanoseconds.adding(monotonicNow, remaining))
         }
-        guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return }
-        monotonic.shrinkIfSparse()
-        wall.shrinkIfSparse()
+        guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return false }
+        monotonic.shrinkIfSparse(minimumCapacity: Self.keptSlots)
+        wall.shrinkIfSparse(minimumCapacity: Self.keptSlots)
+        return true
     }
 }

@@ -164,6 +164,18 @@ final class RemoteQueue: Sendable {
     /// Whether anything may be queued, without the lock (see `nonEmpty`).
     var mayHaveItems: Bool { nonEmpty.load(ordering: .acquiring) }
 
+    /// Room the buffer has: for tests.
+    var capacity: Int { state.withLock { $0.items.capacity } }
+
+    /// Drops the buffer if it is empty and has room for more than `keep` items (the loop is quiet:
+    /// see ``LoopCore/giveBackMemory()``). Returns the capacity it has now.
+    func giveBackMemory(keepingUpTo keep: Int) -> Int {
+        state.withLock { state in
+            if state.items.isEmpty && state.items.capacity > keep { state.items = [] }
+            return state.items.capacity
+        }
+    }
+
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
     /// two buffers alternate and steady-state submission does not allocate). The loop is awake
     /// until it publishes a promise again.

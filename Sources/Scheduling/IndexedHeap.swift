@@ -135,14 +135,15 @@ package struct IndexedHeap<Entry: HeapSlotEntry> {
     }
 
     /// Gives memory back when the heap has shrunk to a quarter of its capacity, so a burst of a
-    /// million cancelled timers does not pin their slots.
+    /// million cancelled timers does not pin their slots. A capacity of at most `minimumCapacity`
+    /// slots is kept: shrinking it would only trade a little memory for reallocations.
     ///
     /// Freeing a large array makes glibc consolidate every small chunk freed since (the timers that
     /// just fired or were cancelled): measured at several milliseconds after a burst, long enough
     /// to make due timers late. Owners with latency to keep choose when to call it.
-    @inlinable package mutating func shrinkIfSparse() {
+    @inlinable package mutating func shrinkIfSparse(minimumCapacity: Int = 1024) {
         let capacity = storage.capacity
-        guard capacity > 1024, storage.count < capacity / 4 else { return }
+        guard capacity > minimumCapacity, storage.count < capacity / 4 else { return }
         // `Array(storage)` would share the buffer; a fresh one with room to grow is what frees it.
         var smaller: [Node] = []
         smaller.reserveCapacity(storage.count * 2)

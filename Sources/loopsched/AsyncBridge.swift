@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoopScheduling
 import Scheduling
 
 /// The bench's threads are plain threads, not the cooperative pool: they may block on a task, and
@@ -23,6 +24,22 @@ enum AsyncBridge {
         let done = DispatchSemaphore(value: 0)
         scheduler.schedule { done.signal() }
         done.wait()
+    }
+
+    /// The same for a loop, and then waits until the loop finished that iteration: its prepare,
+    /// where a quiet loop gives memory back, runs only after the action that signals the wait.
+    static func roundTrip(_ loop: LoopScheduler) {
+        let iteration = LockedValue(0)
+        let done = DispatchSemaphore(value: 0)
+        loop.schedule {
+            iteration.withLock { $0 = loop.statistics.loopIterations }
+            done.signal()
+        }
+        done.wait()
+        let seen = iteration.withLock { $0 }
+        while loop.statistics.loopIterations <= seen {
+            _ = done.wait(timeout: .now() + .microseconds(100))
+        }
     }
 
     /// Whether the calling code runs as work of `scheduler` (nil: of no scheduler).

@@ -55,4 +55,87 @@ struct LoopRecyclingTests {
         #expect(counter.load(ordering: .relaxed) == 1)
         #expect(cancelled.isDisposed && !kept.isDisposed)
     }
+
+    /// The loop's retained memory, read on the loop thread from a timer that fires at once: timers
+    /// fire after the round's queues are back in place, so every buffer is visible.
+    struct Retained: Sendable, Equatable {
+        var batch = 0, remote = 0, local = 0, spareItems = 0, spareTasks = 0, spareTimers = 0, slots = 0
+        /// The loop iterations counted when it was read.
+        var iteration = 0
+        var largest: Int { [batch, remote, local, spareItems, spareTasks, spareTimers].max()! }
+    }
+
+    static func retained(_ loop: LoopScheduler) -> Retained {
+        let result = LockedValue(Retained())
+        let done = DispatchSemaphore(value: 0)
+        loop.schedule(after: .zero) {
+            let confined = loop.core.confined
+            result.withLock {
+                $0 = Retained(
+                    batch: confined.batch.capacity,
+                    remote: loop.core.remote.capacity,
+                    local: confined.localItems.capacity,
+                    spareItems: confined.spareItems.capacity,
+                    spareTasks: confined.spareTasks.capacity,
+                    spareTimers: confined.spareTimers.capacity,
+                    slots: confined.timers.slotCapacity,
+                    iteration: confined.stats.loopIterations
+                )
+            }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+
+    /// Waits until the loop finished the iteration counted `iteration` (its prepare published the
+    /// next count): round trips sent one after another may otherwise share one batch.
+    static func waitForIteration(after iteration: Int, of loop: LoopScheduler) {
+        #expect(eventually { loop.statistics.loopIterations > iteration })
+    }
+
+    @Test("A burst's buffers and spare entries go back after one quiet iteration; steady work keeps them")
+    func givesBackAfterBurst() throws {
+        let loop = try LoopScheduler(name: "give-back")
+        defer { loop.shutdown() }
+        // A remote burst: the loop is held in a task while this thread queues 10,000 more.
+        let release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        loop.schedule {
+            entered.signal()
+            release.wait()
+        }
+        entered.wait()
+        for _ in 0..<10_000 { loop.schedule {} }
+        release.signal()
+        // On-loop bursts: 5,000 tasks, and 2,000 timers that fire (their entries become spares).
+        let fired = Atomic<Int>(0)
+        onLoop(loop) {
+            for _ in 0..<5_000 { loop.schedule {} }
+            for _ in 0..<2_000 { loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) } }
+        }
+        #expect(eventually { fired.load(ordering: .relaxed) == 2_000 })
+        // Read in the next iteration that does work: the loop's own buffers and spares are all
+        // there (the remote queue's buffers may be gone already, given back by a wake-up for
+        // nothing in between).
+        let grown = Self.retained(loop)
+        Self.waitForIteration(after: grown.iteration, of: loop)
+        #expect(grown.spareTasks >= LoopCore.recycleLimit && grown.spareTimers >= LoopCore.recycleLimit)
+        #expect(max(grown.local, grown.spareItems) >= 5_000)
+        // That iteration handled one item: its prepare gave everything back.
+        let rest = Self.retained(loop)
+        #expect(rest.largest <= LoopCore.keptAtRest, "kept after a quiet iteration: \(rest)")
+        #expect(rest.slots <= LoopTimerStore.keptSlots)
+        // Steady work of 500 entries per iteration keeps its spares: reused, not reallocated.
+        for round in 0..<10 {
+            let (spares, iteration) = onLoop(loop) { () -> (Int, Int) in
+                // No copy of `confined` is held across the scheduling: it would share the buffers.
+                let spares = loop.core.confined.spareTasks.count
+                for _ in 0..<500 { loop.schedule {} }
+                return (spares, loop.core.confined.stats.loopIterations)
+            }
+            Self.waitForIteration(after: iteration, of: loop)
+            if round > 0 { #expect(spares >= 500, "round \(round) found \(spares) spare entries") }
+        }
+    }
 }
