@@ -9,7 +9,12 @@ extension DateScheduler {
     /// ```
     ///
     /// `operation` runs in a child task (it inherits the caller's task executor preference and
-    /// priority) next to one timer; no second task races it.
+    /// priority) next to one timer; no second task races it. A caller without a task executor
+    /// preference starts the child at once on its own thread, where it runs until it first
+    /// suspends (the runtime's immediate child tasks, Swift 6.2 and later): an operation that
+    /// finishes without suspending costs no thread hand-off, and after a suspension it resumes on
+    /// its executor as any child task does. A caller with a preference starts the child on that
+    /// executor (on a `LoopScheduler`, the same thread, through its local queue).
     /// - If `operation` finishes first, the timer is disposed (its handler released at once, its
     ///   entry dropped by the scheduler at once or, on a `LoopScheduler` from another thread,
     ///   within 10 ms, without waking the loop for it) and its result is returned, or its error
@@ -34,12 +39,31 @@ extension DateScheduler {
         guard timeout > .zero else { throw TimeoutError(timeout: timeout) }
         let race = TimeoutRace()
         let timer = schedule(after: timeout, leeway: .zero, handler: race)
-        async let child = race.run(operation)
+        // Not a closure literal: the group would give a literal the caller's actor isolation, and
+        // the operation (nonisolated) would then start with a hop off it.
+        let child: @Sendable () async -> Result<T, any Error> = {
+            do {
+                return .success(try await race.run(operation))
+            } catch {
+                return .failure(error)
+            }
+        }
         let outcome: Result<T, any Error>
-        do {
-            outcome = .success(try await child)
-        } catch {
-            outcome = .failure(error)
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
+            !withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor != nil })
+        {
+            // Without an executor preference an `async let` child would start on the global pool,
+            // a thread hand-off each way. This one starts on this thread and runs until it first
+            // suspends: a quick operation is done before the caller awaits it. (With a preference
+            // the `async let` child starts on that executor — on a loop, the same thread — which
+            // measured cheaper than a task group.)
+            outcome = await withTaskGroup(of: Result<T, any Error>.self) { group in
+                group.addImmediateTask(operation: child)
+                return await group.next()!
+            }
+        } else {
+            async let result = child()
+            outcome = await result
         }
         guard race.completedFirst else { throw TimeoutError(timeout: timeout) }
         timer.dispose()
