@@ -144,7 +144,7 @@ extension LoopCore {
         let saved = CurrentScheduler.enterBatch(currentBox)
         var rounds = 0
         while rounds < Self.roundsPerCallback {
-            var didWork = runRemoteItems()
+            var didWork = runRemoteItems(lockFree: rounds > 0)
             didWork = runLocalItems() || didWork
             didWork = fireDueTimers() || didWork
             if !didWork { break }
@@ -158,8 +158,18 @@ extension LoopCore {
     /// batch (no copy into the local queue), timers go into the store, and timers disposed off the
     /// loop leave it now. The array is moved into a local first, so iterating borrows each entry
     /// instead of retaining it, and no access to `confined` is open while user code runs.
-    func runRemoteItems() -> Bool {
-        guard remote.mayHaveItems else { return false }
+    ///
+    /// `lockFree`: first ask the queue's lock-free hint whether anything is queued, which saves a
+    /// lock per round of a batch that hops jobs on the loop thread. Only for the rounds after a
+    /// batch's first, which always takes under the lock: a submitter whose `uv_async_send` found
+    /// the wake-up already pending (and consumed by this very callback) sent nothing, and nothing
+    /// orders its write of the hint before this read. Had the batch left its item on a stale
+    /// "empty", `wakePending` would stay set and nothing would wake the loop for it again (seen
+    /// once under the address sanitizer: a sleep's timer stuck in the queue). The first round's
+    /// lock synchronises with every submission that finished before it; a later round's stale
+    /// read leaves the item to the next round, or to the prepare's locked look before blocking.
+    func runRemoteItems(lockFree: Bool = false) -> Bool {
+        if lockFree, !remote.mayHaveItems { return false }
         var items: [LoopItem] = []
         swap(&items, &confined.batch)
         confined.remoteCapacity = items.capacity

@@ -96,8 +96,8 @@ final class RemoteQueue: Sendable {
     private let state = LockedValue(State())
     /// Whether `items` is non-empty, readable without the lock: the loop looks at the queue every
     /// round of a batch, and most rounds (a job hopping on the loop thread) find it empty. Written
-    /// under the lock; a stale `false` only postpones the take to the next look, and every wake-up
-    /// is ordered after the write by libuv's atomic `uv_async_send`.
+    /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
+    /// is harmless (see ``LoopCore/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
 
     init() {}
