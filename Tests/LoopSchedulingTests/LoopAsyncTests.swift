@@ -13,9 +13,11 @@ struct LoopAsyncTests {
     @Test("A sleep pending when the loop shuts down throws CancellationError; one begun after throws at once")
     func sleepAtShutdown() async throws {
         let loop = try LoopScheduler(name: "sleepers")
+        // An hour, not seconds: blocking tests in parallel can starve the pool (this test and the
+        // wait below) for longer than a 30 s sleep, which then fired unseen (under the sanitizers).
         let sleeper = Task { () -> String in
             do {
-                try await loop.sleep(for: .seconds(30))
+                try await loop.sleep(for: .seconds(3_600))
                 return "woke"
             } catch is CancellationError {
                 return "cancelled"
@@ -51,7 +53,8 @@ struct LoopAsyncTests {
     @Test("Cancelling a sleeping task frees its timer on the loop at once")
     func cancelFreesTimer() async throws {
         let loop = try LoopScheduler(name: "cancel-sleep")
-        let sleeper = Task { try await loop.sleep(for: .seconds(30)) }
+        // An hour: see `sleepAtShutdown`.
+        let sleeper = Task { try await loop.sleep(for: .seconds(3_600)) }
         #expect(await eventuallyAsync { loop.statistics.timersPending == 1 })
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
