@@ -61,21 +61,27 @@ extension LoopCore {
                 armedDeadline: confined.timers.armedDeadline ?? .max,
                 isFlushing: flushBy != nil
             )
-            var items: [LoopItem] = []
-            swap(&items, &confined.batch)
-            let handedOver = items.capacity
-            let took = remote.publish(promise, orTakeInto: &items)
-            if took {
-                confined.remoteCapacity = handedOver
-                noteRound(items.count)
-                fileDeferred(&items)
-            }
-            confined.batch = items
-            guard took else { return }
+            guard fileDeferred(takenBy: { remote.publish(promise, orTakeInto: &$0) }) else { return }
             // Filing took time: arming from the old reading would fire late.
             now = monotonicNow()
         }
         handles.startIdle()
+    }
+
+    /// Hands the loop's spare buffer to `take` (one of the queue's takes of what waited without a
+    /// wake-up) and files what it took. Returns whether it took anything.
+    private func fileDeferred(takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
+        var items: [LoopItem] = []
+        swap(&items, &confined.batch)
+        let handedOver = items.capacity
+        let took = take(&items)
+        if took {
+            confined.remoteCapacity = handedOver
+            noteRound(items.count)
+            fileDeferred(&items)
+        }
+        confined.batch = items
+        return took
     }
 
     /// Files what was queued without a wake-up, outside a batch: only timers and cancellations
@@ -96,15 +102,7 @@ extension LoopCore {
     /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
     /// scheduling order, as when the wake-up made the loop take them at once.
     func fileDeferredBeforeLocalTimer() {
-        var items: [LoopItem] = []
-        swap(&items, &confined.batch)
-        let handedOver = items.capacity
-        if remote.takeDeferred(into: &items) {
-            confined.remoteCapacity = handedOver
-            noteRound(items.count)
-            fileDeferred(&items)
-        }
-        confined.batch = items
+        _ = fileDeferred(takenBy: { remote.takeDeferred(into: &$0) })
     }
 
     // MARK: Batches
@@ -164,10 +162,10 @@ extension LoopCore {
     /// batch's first, which always takes under the lock: a submitter whose `uv_async_send` found
     /// the wake-up already pending (and consumed by this very callback) sent nothing, and nothing
     /// orders its write of the hint before this read. Had the batch left its item on a stale
-    /// "empty", `wakePending` would stay set and nothing would wake the loop for it again (seen
-    /// once under the address sanitizer: a sleep's timer stuck in the queue). The first round's
-    /// lock synchronises with every submission that finished before it; a later round's stale
-    /// read leaves the item to the next round, or to the prepare's locked look before blocking.
+    /// "empty", `wakePending` would stay set and nothing would wake the loop for it again. The
+    /// first round's lock synchronises with every submission that finished before it; a later
+    /// round's stale read leaves the item to the next round, or to the prepare's locked look
+    /// before blocking.
     func runRemoteItems(lockFree: Bool = false) -> Bool {
         if lockFree, !remote.mayHaveItems { return false }
         var items: [LoopItem] = []
