@@ -72,6 +72,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A process of its own for the tests at the process's descriptor and thread limits, which
+        // must measure the process before anything touched Dispatch (run by LoopProcessLimitTests).
+        .executableTarget(
+            name: "LoopLimitsProbe",
+            dependencies: ["LoopScheduling", "Scheduling"],
+            path: "Tests/LoopLimitsProbe",
+            swiftSettings: strictSettings
+        ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).
         .target(
             name: "LoopSchedulingTestSupport",
@@ -87,7 +95,7 @@ let package = Package(
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: [
-                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport",
+                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport", "LoopLimitsProbe",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
             swiftSettings: strictSettings

@@ -25,7 +25,7 @@ extension LoopCore {
     /// Once per loop iteration, before the loop blocks: arm the timer driver, tell other threads
     /// what it is armed for, give memory back, publish the counters.
     func prepareFired() {
-        noteLoopThread()
+        checkCallbackThread()
         guard lifecycle.isOpen else { return }
         confined.stats.loopIterations += 1
         let now = monotonicNow()
@@ -111,7 +111,7 @@ extension LoopCore {
     /// round limit lets the loop poll again, with the scheduler current throughout. If shutdown
     /// began (here or elsewhere), the final drain follows the batch.
     func runPendingWork() {
-        noteLoopThread()
+        checkCallbackThread()
         guard !confined.inBatch else { return }
         switch lifecycle.state {
         case .open: break

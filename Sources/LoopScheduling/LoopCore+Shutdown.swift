@@ -33,6 +33,13 @@ extension LoopCore {
     /// On the loop thread: runs every accepted task and job, closes the intake, disposes every
     /// timer, closes every handle.
     func finalShutdown() {
+        // On an adopted loop this may run in the host's own code (a `shutdown()` or a last release
+        // on its thread, before or after its first `uv_run`): while actions run, its thread is a
+        // loop thread, as in any batch.
+        LoopThreadMarker.whileRunning { drainAndClose() }
+    }
+
+    private func drainAndClose() {
         confined.inBatch = true
         let saved = CurrentScheduler.enterBatch(currentBox)
         // Jobs may keep arriving while the drain runs (they are never refused); the intake closes

@@ -67,11 +67,12 @@ final class LoopCore: @unchecked Sendable {
     let thread: LoopThread?
     /// Told about every loop iteration; nil costs nothing.
     let metricsDelegate: (any LoopSchedulerMetricsDelegate)?
-    /// The pthread running the loop, as a number; 0 until known (an adopted loop learns it at its
-    /// first callback, so scheduling before that goes through the remote queue, locked).
+    /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
+    /// that goes through the remote queue, locked) and after the loop closed.
     private let loopThreadID = Atomic<UInt>(0)
     private(set) var handles: UVHandles!
-    /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded.
+    /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded. It makes
+    /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
     let fallback = FallbackExecutor()
     /// The public object as the task executor that task jobs run on, on the loop and on the
     /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the
@@ -139,9 +140,11 @@ final class LoopCore: @unchecked Sendable {
             lifecycle.setUpFailed()
             throw error
         }
-        // The caller-thread mode runs the loop right here. An adopted loop's thread is learnt at
-        // its first callback: a host that creates the scheduler elsewhere stays correct.
-        if mode == .callerThread { noteLoopThread() }
+        // The caller-thread mode runs the loop right here, and an adopted loop runs on the thread
+        // that adopted it (documented, and checked at every callback): known from now on, so a
+        // `shutdown()` or a last release there, also before the host's first `uv_run`, never waits
+        // for itself.
+        if mode != .ownThread { noteLoopThread() }
         if let thread {
             do {
                 try thread.start(name: name, faults: faults) { [self] in
@@ -191,10 +194,23 @@ final class LoopCore: @unchecked Sendable {
         loopThreadID.store(0, ordering: .relaxed)
     }
 
+    /// Records the calling thread as the loop thread: in `init` for the caller-thread and adopted
+    /// modes, first thing on an own thread.
+    private func noteLoopThread() {
+        loopThreadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+    }
+
+    /// Every libuv callback: the loop runs on the thread the scheduler knows. Only an adopted loop
+    /// can break that — a host that adopted it on one thread and runs it on another — and then
+    /// loop-confined state would be shared between two threads: stop, in every build.
     @inline(__always)
-    func noteLoopThread() {
-        let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
-        if loopThreadID.load(ordering: .relaxed) != me { loopThreadID.store(me, ordering: .relaxed) }
+    func checkCallbackThread() {
+        if _slowPath(!isOnLoopThread) {
+            fatalError(
+                "LoopScheduler(adopting:) '\(name)': the loop runs on a thread other than the one that adopted it; "
+                    + "create the scheduler on the thread that runs the loop"
+            )
+        }
     }
 
     /// Runs an owned loop until shutdown closed every handle, then closes the loop.

@@ -63,22 +63,25 @@ public final class LoopScheduler: DateScheduler {
     /// Puts the scheduler's handles on a host's running or not-yet-running `uv_loop_t`, which the
     /// host keeps running with `uv_run`.
     ///
-    /// Call it on the thread that runs (or will run) the loop, or before that thread starts running
-    /// it. The scheduler learns the loop's thread at the loop's first callback; until then every
-    /// `schedule` goes through its locked cross-thread queue, so creating it elsewhere is safe too.
-    /// The current scheduler is set around every action the scheduler runs, and only then: a
-    /// host's own callbacks on the loop thread do not see it as current. The scheduler's handles
-    /// keep `uv_run` from returning until ``shutdown()``, which closes only the scheduler's own
-    /// handles, never the host's loop.
+    /// Call it on the thread that runs (or will run) the loop: from this call on that thread is the
+    /// scheduler's loop thread. libuv is not thread-safe, so initialising handles on a loop from
+    /// any other thread would race with the host anyway; a loop that later calls back on another
+    /// thread stops the program with a message naming the scheduler. The current scheduler is set
+    /// around every action the scheduler runs, and only then: a host's own callbacks on the loop
+    /// thread do not see it as current. The scheduler's handles keep `uv_run` from returning until
+    /// ``shutdown()``, which closes only the scheduler's own handles, never the host's loop.
+    ///
+    /// ``shutdown()`` (or dropping the last reference) on the host's thread, outside the scheduler's
+    /// actions, before or after the host's first `uv_run`, runs the accepted tasks, disposes every
+    /// timer and starts closing the handles at once, then returns: it never waits for the loop it
+    /// is on. The host's next `uv_run` runs the close callbacks and returns once nothing else of its
+    /// own is active; `uv_loop_close` then succeeds. From another thread, ``shutdown()`` waits until
+    /// the host's loop has processed the closing, so the host must keep running it until then.
     ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
     /// - Throws: ``LoopSchedulerError`` naming the call if a handle or a timerfd cannot be created.
     ///   The handles already initialised are closed; their memory is freed by their close callbacks
     ///   the next time the host runs its loop.
-    /// - Note: ``shutdown()`` on another thread waits for the host's loop to process the closing;
-    ///   the host must keep running the loop until it returns. Called on the loop's thread outside
-    ///   any of the scheduler's actions before the loop has run once, it would wait for itself:
-    ///   shut down from an action instead.
     public convenience init(adopting loop: UnsafeMutableRawPointer) throws {
         try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
     }

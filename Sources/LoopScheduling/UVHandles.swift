@@ -1,5 +1,6 @@
 import CLibUV
 import Scheduling
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -113,11 +114,7 @@ final class UVHandles {
             ownsLoop = true
             do {
                 try faults.check(.loopInit)
-                let rc = uv_loop_init(loop)
-                if rc != 0 {
-                    Self.closeLeakedBackend(of: loop)
-                    throw Self.error("uv_loop_init", rc)
-                }
+                try Self.initLoop(loop)
             } catch {
                 raw.deallocate()
                 throw error
@@ -203,6 +200,39 @@ final class UVHandles {
         precondition(rc == 0, "uv_loop_close after a failed set-up failed: \(Self.message(rc))")
         UnsafeMutableRawPointer(loop).deallocate()
     }
+
+    /// `uv_loop_init`, made safe at the descriptor limit. On failure the loop holds nothing.
+    ///
+    /// The first `uv_loop_init` of a process also makes libuv's process-wide signal lock, a pipe
+    /// (`uv__signal_global_once_init`), and libuv calls `abort()` if it cannot: a process at its
+    /// descriptor limit would die in its first scheduler instead of getting an error. Until one
+    /// init succeeded, three descriptors are taken and given back first (libuv 1.44 holds the
+    /// loop's epoll descriptor when it makes the pipe), so that a process without them gets
+    /// ``LoopSchedulerError`` naming `uv_loop_init`. (Another thread taking the last descriptors
+    /// between that check and libuv's pipe can still reach the abort: the window is the first
+    /// init's alone, and only at the limit.)
+    static func initLoop(_ loop: UnsafeMutablePointer<uv_loop_t>) throws {
+        if !libuvGlobalsMade.load(ordering: .acquiring) {
+            // The loop's epoll descriptor comes first, then the pipe: three descriptors at once.
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw LoopSchedulerError.system(call: "uv_loop_init", errno: errno) }
+            let third = dup(ends[0])
+            let failure = errno
+            Glibc.close(ends[0])
+            Glibc.close(ends[1])
+            guard third >= 0 else { throw LoopSchedulerError.system(call: "uv_loop_init", errno: failure) }
+            Glibc.close(third)
+        }
+        let rc = uv_loop_init(loop)
+        if rc != 0 {
+            closeLeakedBackend(of: loop)
+            throw error("uv_loop_init", rc)
+        }
+        libuvGlobalsMade.store(true, ordering: .releasing)
+    }
+
+    /// Whether a `uv_loop_init` succeeded in this process, so libuv's signal lock exists.
+    private static let libuvGlobalsMade = Atomic<Bool>(false)
 
     /// libuv 1.44 (Debian 12) leaves the epoll fd open when `uv_loop_init` fails after creating it
     /// (its failure path calls `uv__platform_loop_delete`, which does not close `backend_fd`):
@@ -419,7 +449,9 @@ package enum HostUVLoop {
     /// Allocates and initialises a loop; nil if `uv_loop_init` fails.
     package static func make() -> UnsafeMutableRawPointer? {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
-        if uv_loop_init(raw.bindMemory(to: uv_loop_t.self, capacity: 1)) != 0 {
+        do {
+            try UVHandles.initLoop(raw.bindMemory(to: uv_loop_t.self, capacity: 1))
+        } catch {
             raw.deallocate()
             return nil
         }
@@ -429,6 +461,12 @@ package enum HostUVLoop {
     /// `uv_run(UV_RUN_DEFAULT)`: until no active handle is left.
     package static func run(_ loop: UnsafeMutableRawPointer) {
         uv_run(loop.assumingMemoryBound(to: uv_loop_t.self), UV_RUN_DEFAULT)
+    }
+
+    /// `uv_run(UV_RUN_NOWAIT)`: one iteration that does not block. Returns whether handles are
+    /// still active.
+    package static func runOnce(_ loop: UnsafeMutableRawPointer) -> Bool {
+        uv_run(loop.assumingMemoryBound(to: uv_loop_t.self), UV_RUN_NOWAIT) != 0
     }
 
     /// `uv_loop_close`, then frees the memory if it returned 0. Returns its result.

@@ -88,42 +88,6 @@ struct LoopShutdownTests {
         await loop.shutdown()  // idempotent
     }
 
-    @Test("An adopted loop created and fed on another thread before its first iteration runs the work on the loop thread, in order")
-    func adoptedFromAnotherThread() throws {
-        guard let raw = HostUVLoop.make() else {
-            Issue.record("uv_loop_init failed")
-            return
-        }
-        let loopAddress = Int(bitPattern: raw)
-        // Made here, on the test's thread, which will never run the loop.
-        let scheduler = try LoopScheduler(adopting: raw)
-        let order = LockedValue<[Int]>([])
-        let threads = LockedValue<Set<UInt>>([])
-        let hostThread = LockedValue<UInt>(0)
-        let done = DispatchSemaphore(value: 0)
-        for index in 0..<1_000 {
-            scheduler.schedule {
-                order.withLock { $0.append(index) }
-                threads.withLock { _ = $0.insert(currentThreadID()) }
-                if index == 999 { done.signal() }
-            }
-        }
-        let finished = DispatchSemaphore(value: 0)
-        let host = Thread {
-            let loop = UnsafeMutableRawPointer(bitPattern: loopAddress)!
-            hostThread.withLock { $0 = currentThreadID() }
-            HostUVLoop.run(loop)
-            #expect(HostUVLoop.close(loop) == 0)
-            finished.signal()
-        }
-        host.start()
-        #expect(done.wait(timeout: .now() + 30) == .success)
-        #expect(order.withLock { $0 } == Array(0..<1_000))
-        #expect(threads.withLock { $0 } == [hostThread.withLock { $0 }], "a task ran off the host's loop thread")
-        scheduler.shutdown()
-        #expect(finished.wait(timeout: .now() + 30) == .success)
-    }
-
     @Test("Loop-confined state reached off the loop thread stops the program in debug builds")
     func confinementIsChecked() async {
         #if DEBUG
