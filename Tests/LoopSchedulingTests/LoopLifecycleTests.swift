@@ -183,13 +183,13 @@ struct LoopLifecycleTests {
         let wall = loop.schedule(at: .distantFuture) {}
         let peak = onLoop(loop) {
             let timers = (0..<200_000).map { _ in loop.schedule(after: .seconds(30)) {} }
-            let peak = core.timerSlotCapacity
+            let peak = core.timers.slotCapacity
             for timer in timers { timer.dispose() }
             return peak
         }
         #expect(peak >= 200_000)
         // The next iteration's prepare callback shrinks the emptied heap.
-        #expect(eventually { onLoop(loop) { core.timerSlotCapacity } < 2_048 })
+        #expect(eventually { onLoop(loop) { core.timers.slotCapacity } < 2_048 })
         #expect(loop.statistics.timersPending <= 1)
         wall.dispose()
     }

@@ -21,14 +21,14 @@ struct LoopRecyclingTests {
         // A batch of dropped tasks fills the spare list once they ran.
         onLoop(loop) { for _ in 0..<10 { loop.schedule {} } }
         let observed = onLoop(loop) { () -> (Int, Int) in
-            (loop.core.confined.spareTasks.count, loop.core.confined.spareTimers.count)
+            loop.core.recycler.spareCounts
         }
         #expect(observed.0 >= 10, "dropped task entries were not kept for reuse")
         // A held disposable is never reused: after it ran, it still reports its own state.
         let held = onLoop(loop) { loop.schedule {} }
         _ = onLoop(loop) { 0 }
         #expect(!held.isDisposed)
-        let spareIdentities = onLoop(loop) { loop.core.confined.spareTasks.map { ObjectIdentifier($0) } }
+        let spareIdentities = onLoop(loop) { loop.core.recycler.spareTaskIdentities }
         #expect(!spareIdentities.contains(ObjectIdentifier(held)), "an entry the caller holds was put up for reuse")
         // A weakly held one is not reused either: the weak reference becomes nil.
         let box = WeakBox()
@@ -41,7 +41,7 @@ struct LoopRecyclingTests {
         onLoop(loop) { for _ in 0..<5 { loop.schedule(after: .zero) { fired.signal() } } }
         for _ in 0..<5 { fired.wait() }
         _ = onLoop(loop) { 0 }
-        let spareTimers = onLoop(loop) { loop.core.confined.spareTimers.count }
+        let spareTimers = onLoop(loop) { loop.core.recycler.spareCounts.timers }
         #expect(spareTimers >= 5, "dropped fired timer entries were not kept for reuse")
         // And a reused entry behaves as new: runs once, disposable as usual.
         let counter = Atomic<Int>(0)
@@ -69,17 +69,19 @@ struct LoopRecyclingTests {
         let result = LockedValue(Retained())
         let done = DispatchSemaphore(value: 0)
         loop.schedule(after: .zero) {
-            let confined = loop.core.confined
+            let core = loop.core
+            let buffers = core.runner.bufferCapacities
+            let spares = core.recycler.spareCapacities
             result.withLock {
                 $0 = Retained(
-                    batch: confined.batch.capacity,
-                    remote: loop.core.remote.capacity,
-                    local: confined.localItems.capacity,
-                    spareItems: confined.spareItems.capacity,
-                    spareTasks: confined.spareTasks.capacity,
-                    spareTimers: confined.spareTimers.capacity,
-                    slots: confined.timers.slotCapacity,
-                    iteration: confined.stats.loopIterations
+                    batch: buffers.batch,
+                    remote: core.remote.capacity,
+                    local: buffers.local,
+                    spareItems: buffers.spare,
+                    spareTasks: spares.tasks,
+                    spareTimers: spares.timers,
+                    slots: core.timers.slotCapacity,
+                    iteration: core.reporter.loopIterations
                 )
             }
             done.signal()
@@ -120,19 +122,19 @@ struct LoopRecyclingTests {
         // nothing in between).
         let grown = Self.retained(loop)
         Self.waitForIteration(after: grown.iteration, of: loop)
-        #expect(grown.spareTasks >= LoopCore.recycleLimit && grown.spareTimers >= LoopCore.recycleLimit)
+        #expect(grown.spareTasks >= LoopEntryRecycler.limit && grown.spareTimers >= LoopEntryRecycler.limit)
         #expect(max(grown.local, grown.spareItems) >= 5_000)
         // That iteration handled one item: its prepare gave everything back.
         let rest = Self.retained(loop)
-        #expect(rest.largest <= LoopCore.keptAtRest, "kept after a quiet iteration: \(rest)")
+        #expect(rest.largest <= LoopEntryRecycler.keptAtRest, "kept after a quiet iteration: \(rest)")
         #expect(rest.slots <= LoopTimerStore.keptSlots)
         // Steady work of 500 entries per iteration keeps its spares: reused, not reallocated.
         for round in 0..<10 {
             let (spares, iteration) = onLoop(loop) { () -> (Int, Int) in
                 // No copy of `confined` is held across the scheduling: it would share the buffers.
-                let spares = loop.core.confined.spareTasks.count
+                let spares = loop.core.recycler.spareCounts.tasks
                 for _ in 0..<500 { loop.schedule {} }
-                return (spares, loop.core.confined.stats.loopIterations)
+                return (spares, loop.core.reporter.loopIterations)
             }
             Self.waitForIteration(after: iteration, of: loop)
             if round > 0 { #expect(spares >= 500, "round \(round) found \(spares) spare entries") }

@@ -93,7 +93,7 @@ struct LoopShutdownTests {
         #if DEBUG
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let loop = try! LoopScheduler(name: "confined")
-            _ = loop.core.confined.timers.count
+            _ = loop.core.timers.count
         }
         if let result {
             let output = String(decoding: result.standardErrorContent, as: UTF8.self)

@@ -202,9 +202,12 @@ struct LoopWakeTests {
     @Test("The remote queue's wake-up decisions: which items wake the loop, ask it to flush, or wait, and the bound")
     func wakeDecisions() {
         let queue = RemoteQueue()
-        let wakes = LockedValue(0)
+        let waker = CountingWaker()
+        queue.setWaker(waker)
+        queue.lifecycle.started()
+        let wakes = waker.wakes
         func submit(_ item: LoopItem) {
-            #expect(queue.submit(item, if: { true }, wake: { wakes.withLock { $0 += 1 } }))
+            #expect(queue.submit(item))
         }
         func take() -> (items: Int, stragglers: Bool) {
             var batch: [LoopItem] = []
@@ -336,4 +339,10 @@ private final class PrepareHook: LoopSchedulerMetricsDelegate {
         body()
         done.signal()
     }
+}
+
+/// Counts the wake-ups a ``RemoteQueue`` sends, for the unit test of its decisions.
+final class CountingWaker: LoopWaker {
+    let wakes = LockedValue(0)
+    func wake() { wakes.withLock { $0 += 1 } }
 }

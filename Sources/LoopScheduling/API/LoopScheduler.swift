@@ -128,7 +128,6 @@ public final class LoopScheduler: DateScheduler {
         )
         self.name = name
         self.core = core
-        core.scheduler = self
         core.currentBox.scheduler = self
         core.taskExecutor = asUnownedTaskExecutor()
     }
@@ -156,7 +155,7 @@ public final class LoopScheduler: DateScheduler {
     }
 
     /// A snapshot of the loop's counters. See ``LoopStatistics``.
-    public var statistics: LoopStatistics { core.published.snapshot }
+    public var statistics: LoopStatistics { core.reporter.published.snapshot }
 
     /// Schedules `action` to run on the loop as soon as possible.
     ///

@@ -1,161 +1,123 @@
 import Scheduling
 
-/// Running work on the loop thread: the remote batch, the local queue, due timers, and the libuv
-/// callbacks that trigger them.
-extension LoopCore {
-    // MARK: libuv callbacks
-
-    func asyncFired() { runPendingWork() }
-
-    func idleFired() { runPendingWork() }
-
-    /// The timer driver fired: the whole timer path after the store's `nextWake` is
-    /// `fireDueTimers` below.
-    func timerFired() {
-        confined.timers.driverFired()
-        runPendingWork()
+/// Runs a loop's work on its thread, in batches: the remote queue's items in their order, the
+/// loop-local queue, due timers, alternating until nothing is left or the round limit lets the
+/// loop poll for I/O again, with the scheduler current throughout (NIO's `SelectableEventLoop`
+/// alternates its task queue and scheduled tasks the same way).
+///
+/// Its state is the loop-side queue buffers: the local queue (work scheduled on the loop thread,
+/// run after the current action, in the same iteration), the spare buffer the remote queue swaps
+/// with, and whether a batch is running.
+final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
+    struct Queues {
+        /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
+        var localItems: [LoopItem] = []
+        /// The emptied buffer of the previous local round, reused so steady work does not allocate.
+        var spareItems: [LoopItem] = []
+        /// The remote queue's items, swapped out once per round.
+        var batch: [LoopItem] = []
+        /// The capacity of the buffer last handed to the remote queue (it alternates with `batch`),
+        /// so a quiet loop takes the queue's lock only when that buffer is worth giving back.
+        var remoteCapacity = 0
+        /// The loop took items that had waited without a wake-up while it was armed: its next
+        /// arming looks at the queue again within ``LoopCore/flushInterval``.
+        var flushSoon = false
+        /// Inside a batch of user work: a `shutdown()` from an action completes after the batch,
+        /// and `schedule` from outside a batch (a host callback, `run`'s body) must start the idle
+        /// handle.
+        var inBatch = false
     }
 
-    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
-    func wallClockChanged() {
-        confined.timers.wallClockChanged()
-        runPendingWork()
+    /// The most batch rounds one callback runs before letting the loop poll for I/O again.
+    static let roundsPerCallback = 64
+
+    init() {
+        super.init(Queues())
     }
 
-    /// Once per loop iteration, before the loop blocks: arm the timer driver, tell other threads
-    /// what it is armed for, give memory back, publish the counters.
-    func prepareFired() {
-        checkCallbackThread()
-        guard lifecycle.isOpen else { return }
-        confined.stats.loopIterations += 1
-        let now = monotonicNow()
-        if confined.timers.giveBackMemory(monotonicNow: now, wallNow: wallNow()) { giveBackMemory() }
-        confined.busiestRound = 0
-        armAndPromise(now: now)
-        publishStatistics()
-        if let metricsDelegate { reportIteration(to: metricsDelegate, now: now) }
-    }
+    var inBatch: Bool { state.inBatch }
 
-    /// Arms the driver, then publishes the promise that lets timers and cancellations from other
-    /// threads skip the wake-up (``RemoteQueue``). Items that arrived without one while the loop
-    /// was awake are filed first and the arming redone, so the promise covers everything queued;
-    /// if other threads keep winning that race, the loop stays awake and runs again instead of
-    /// blocking.
-    private func armAndPromise(now: Int64) {
-        var now = now
-        // Items waited for this look without a wake-up: look again soon while they keep coming.
-        let flush = confined.flushSoon
-        confined.flushSoon = false
-        for _ in 0..<Self.promiseAttempts {
-            let flushBy = flush ? Nanoseconds.adding(now, Self.flushInterval) : nil
-            switch confined.timers.nextWake(monotonicNow: now, wallNow: wallNow(), flushBy: flushBy) {
-            case .keep: break
-            case .runNow:
-                // Not blocking: the idle callback takes the queue, so the loop stays awake.
-                handles.startIdle()
-                return
-            case .arm(let nanoseconds): handles.arm(in: nanoseconds)
-            }
-            // With `flushBy`, the arming is at or before it (`nextWake`).
-            let promise = RemoteQueue.LoopPromise(
-                armedDeadline: confined.timers.armedDeadline ?? .max,
-                isFlushing: flushBy != nil
-            )
-            guard fileDeferred(takenBy: { remote.publish(promise, orTakeInto: &$0) }) else { return }
-            // Filing took time: arming from the old reading would fire late.
-            now = monotonicNow()
-        }
-        handles.startIdle()
-    }
-
-    /// Hands the loop's spare buffer to `take` (one of the queue's takes of what waited without a
-    /// wake-up) and files what it took. Returns whether it took anything.
-    private func fileDeferred(takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
-        var items: [LoopItem] = []
-        swap(&items, &confined.batch)
-        let handedOver = items.capacity
-        let took = take(&items)
-        if took {
-            confined.remoteCapacity = handedOver
-            noteRound(items.count)
-            fileDeferred(&items)
-        }
-        confined.batch = items
-        return took
-    }
-
-    /// Files what was queued without a wake-up, outside a batch: only timers and cancellations
-    /// are ever queued so, which run no user code.
-    func fileDeferred(_ items: inout [LoopItem]) {
-        for item in items {
-            switch item {
-            case .work(let entry) where entry.isTimer: file(entry)
-            case .cancelled(let timer): file(cancelled: timer)
-            case .work, .taskJob, .actorJob:
-                preconditionFailure("LoopCore.fileDeferred: a task or job was queued without waking the loop")
-            }
-        }
-        items.removeAll(keepingCapacity: items.capacity <= 65_536)
-    }
-
-    /// Before a timer is inserted on the loop thread outside a batch (a host's callback, `run`'s
-    /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
-    /// scheduling order, as when the wake-up made the loop take them at once.
-    func fileDeferredBeforeLocalTimer() {
-        _ = fileDeferred(takenBy: { remote.takeDeferred(into: &$0) })
+    /// Queues work scheduled on the loop thread; outside a batch the idle handle keeps the loop
+    /// from blocking before it runs.
+    @inline(__always)
+    func enqueueLocal(_ item: LoopItem) {
+        state.localItems.append(item)
+        if !state.inBatch { core.handles.startIdle() }
     }
 
     // MARK: Batches
 
-    /// One batch: remote work, local work and due timers, alternating until nothing is left or the
-    /// round limit lets the loop poll again, with the scheduler current throughout. If shutdown
-    /// began (here or elsewhere), the final drain follows the batch.
+    /// A libuv callback's work: one batch, then the final drain if shutdown began (here or
+    /// elsewhere).
     func runPendingWork() {
-        checkCallbackThread()
-        guard !confined.inBatch else { return }
-        switch lifecycle.state {
+        let core = self.core!
+        guard !state.inBatch else { return }
+        switch core.lifecycle.state {
         case .open: break
         case .draining:
-            finalShutdown()
+            core.finalShutdown()
             return
         case .starting, .closing, .closed:
             return
         }
-        if metricsDelegate != nil && confined.iteration.wakeMillis == nil {
-            confined.iteration.wakeMillis = handles.loopTimeMillis
-        }
-        if mode == .adopted {
+        core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
+        if core.mode == .adopted {
             LoopThreadMarker.whileRunning { runBatch() }
         } else {
             runBatch()
         }
-        if lifecycle.state == .draining {
-            finalShutdown()
+        if core.lifecycle.state == .draining {
+            core.finalShutdown()
             return
         }
-        if confined.localItems.isEmpty { handles.stopIdle() } else { handles.startIdle() }
-        publishStatistics()
+        if state.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
+        core.publishStatistics()
     }
 
     private func runBatch() {
-        confined.inBatch = true
-        let saved = CurrentScheduler.enterBatch(currentBox)
+        let core = self.core!
+        let saved = enterBatch()
         var rounds = 0
         while rounds < Self.roundsPerCallback {
             var didWork = runRemoteItems(lockFree: rounds > 0)
             didWork = runLocalItems() || didWork
-            didWork = fireDueTimers() || didWork
+            didWork = core.timers.fireDue() || didWork
             if !didWork { break }
             rounds += 1
         }
+        leaveBatch(saved)
+    }
+
+    /// The final drain of a shutdown: every accepted task and job runs (jobs may keep arriving:
+    /// they are never refused), then the intake closes at a moment both queues are empty, so
+    /// nothing accepted is left behind.
+    func drainAndCloseIntake() {
+        let core = self.core!
+        let saved = enterBatch()
+        var closed = false
+        while !closed {
+            while runRemoteItems() || runLocalItems() {}
+            closed = core.remote.closeIntake(localQueueIsEmpty: state.localItems.isEmpty)
+        }
+        leaveBatch(saved)
+    }
+
+    @inline(__always)
+    private func enterBatch() -> CurrentScheduler.Saved {
+        state.inBatch = true
+        return CurrentScheduler.enterBatch(core.currentBox)
+    }
+
+    @inline(__always)
+    private func leaveBatch(_ saved: CurrentScheduler.Saved) {
         CurrentScheduler.leaveBatch(saved)
-        confined.inBatch = false
+        state.inBatch = false
     }
 
     /// Runs or files what other threads queued, in their order: tasks and jobs run right from the
-    /// batch (no copy into the local queue), timers go into the store, and timers disposed off the
-    /// loop leave it now. The array is moved into a local first, so iterating borrows each entry
-    /// instead of retaining it, and no access to `confined` is open while user code runs.
+    /// batch (no copy into the local queue), timers are filed, and timers disposed off the loop
+    /// leave the store now. The buffer is moved into a local first, so iterating borrows each entry
+    /// instead of retaining it, and no access to the state is open while user code runs.
     ///
     /// `lockFree`: first ask the queue's lock-free hint whether anything is queued, which saves a
     /// lock per round of a batch that hops jobs on the loop thread. Only for the rounds after a
@@ -167,215 +129,139 @@ extension LoopCore {
     /// round's stale read leaves the item to the next round, or to the prepare's locked look
     /// before blocking.
     func runRemoteItems(lockFree: Bool = false) -> Bool {
-        if lockFree, !remote.mayHaveItems { return false }
+        let core = self.core!
+        if lockFree, !core.remote.mayHaveItems { return false }
         var items: [LoopItem] = []
-        swap(&items, &confined.batch)
-        confined.remoteCapacity = items.capacity
-        if remote.take(into: &items) { confined.flushSoon = true }
+        swap(&items, &state.batch)
+        state.remoteCapacity = items.capacity
+        if core.remote.take(into: &items) { state.flushSoon = true }
         let didWork = !items.isEmpty
-        noteRound(items.count)
+        core.recycler.noteRound(items.count)
         for item in items {
             switch item {
             case .work(let entry):
-                if entry.isTimer { file(entry) } else { run(entry) }
+                if entry.isTimer { core.timers.file(unsafeDowncast(entry, to: LoopTimer.self)) } else { run(entry) }
             case .cancelled(let timer):
-                file(cancelled: timer)
+                core.timers.remove(timer)
             case .taskJob(let job):
                 runTaskJob(job)
             case .actorJob(let job):
                 runActorJob(job)
             }
         }
-        recycle(&items)
-        confined.batch = items
+        core.recycler.recycle(&items)
+        state.batch = items
         return didWork
-    }
-
-    /// A timer from another thread goes into the store, unless it was disposed on the way.
-    @inline(__always)
-    private func file(_ entry: LoopWork) {
-        if entry.isDisposed {
-            confined.stats.disposedBeforeRun += 1
-        } else {
-            confined.timers.insert(unsafeDowncast(entry, to: LoopTimer.self))
-        }
-    }
-
-    /// A timer disposed on another thread leaves the store (if it got there: one still queued
-    /// behind it was skipped by ``file(_:)``).
-    @inline(__always)
-    private func file(cancelled timer: LoopTimer) {
-        if confined.timers.remove(timer) { confined.stats.disposedBeforeRun += 1 }
     }
 
     /// Runs the work queued on the loop so far; what it schedules runs in the next round.
     func runLocalItems() -> Bool {
-        guard !confined.localItems.isEmpty else { return false }
+        guard !state.localItems.isEmpty else { return false }
+        let core = self.core!
         var items: [LoopItem] = []
-        swap(&items, &confined.spareItems)
-        swap(&items, &confined.localItems)
-        noteRound(items.count)
+        swap(&items, &state.spareItems)
+        swap(&items, &state.localItems)
+        core.recycler.noteRound(items.count)
         for item in items {
             switch item {
             case .work(let entry): run(entry)
             case .taskJob(let job): runTaskJob(job)
             case .actorJob(let job): runActorJob(job)
-            case .cancelled: preconditionFailure("LoopCore.runLocalItems: a cancellation in the loop-local queue")
+            case .cancelled: preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
             }
         }
-        recycle(&items)
-        confined.spareItems = items
+        core.recycler.recycle(&items)
+        state.spareItems = items
         return true
     }
 
     @inline(__always)
-    func run(_ entry: LoopWork) {
+    private func run(_ entry: LoopWork) {
         if ActionLifecycle.claimRun(entry.state) {
             let action = entry.action.take()
-            confined.stats.tasksRun += 1
+            core.reporter.taskRan()
             action?()
         } else {
-            confined.stats.disposedBeforeRun += 1
+            core.reporter.disposedBeforeRun()
         }
     }
 
-    // MARK: Timers
-
-    /// Fires every timer due by the clocks read once now, in `(deadline, sequence)` order. Entries
-    /// inserted during this pass (a periodic timer re-armed, a zero-delay timer scheduled by a
-    /// timer) wait for the next pass, so a timer that keeps re-arming cannot starve the others.
-    func fireDueTimers() -> Bool {
-        // Once shutdown began no timer starts, due or not: shutdown disposes them all.
-        guard lifecycle.isOpen else { return false }
-        let limit = confined.timers.nextSequence
-        var fired = 0
-        if confined.timers.hasMonotonicTimers {
-            let now = monotonicNow()
-            while lifecycle.isOpen, var due = confined.timers.popDue(monotonicNow: now, limit: limit) {
-                fire(due.timer, lateness: due.lateness, wallLateness: nil)
-                recycle(&due.timer)
-                fired += 1
-            }
-        }
-        if confined.timers.hasWallTimers {
-            let now = wallNow()
-            while lifecycle.isOpen, var due = confined.timers.popDueWall(wallNow: now, limit: limit) {
-                fire(due.timer, lateness: due.lateness, wallLateness: due.lateness)
-                recycle(&due.timer)
-                fired += 1
-            }
-        }
-        noteRound(fired)
-        return fired > 0
-    }
-
-    /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
-    /// back into the store at its next grid point.
-    func fire(_ timer: LoopTimer, lateness: Int64, wallLateness: Int64?) {
-        guard timer.isPeriodic else {
-            guard ActionLifecycle.claimRun(timer.state) else {
-                confined.stats.disposedBeforeRun += 1
-                return
-            }
-            let action = timer.action.take()
-            recordFire(lateness: lateness)
-            if let action { action() } else { timer.fireHandler() }
-            return
-        }
-        let periodic = unsafeDowncast(timer, to: PeriodicLoopTimer.self)
-        guard ActionLifecycle.claimTick(periodic.state) else {
-            confined.stats.disposedBeforeRun += 1
-            return
-        }
-        if let wallLateness {
-            LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: monotonicNow())
-        }
-        recordFire(lateness: lateness)
-        periodic.tick?(periodic.missedTicks)
-        if ActionLifecycle.endTick(periodic.state) {
-            // Also when shutdown began during the tick: the final drain disposes it with the rest.
-            confined.timers.reinsertAfterTick(periodic, monotonicNow: monotonicNow())
-        } else {
-            periodic.releaseAction()
-        }
-    }
-
-    // MARK: Recycling
-
+    /// A job of a task that prefers the scheduler: run with it as the task executor only, so its
+    /// nonisolated code calls nonisolated functions without a hop.
     @inline(__always)
-    func noteRound(_ handled: Int) {
-        if handled > confined.busiestRound { confined.busiestRound = handled }
+    private func runTaskJob(_ job: UnownedJob) {
+        core.reporter.taskRan()
+        job.runSynchronously(on: core.taskExecutor!)
     }
 
-    /// Once the loop is quiet (no timer due within the timer store's quiet period, the moment its
-    /// heaps shrink too): the queue buffers and spare entries a burst grew go back to the
-    /// allocator, so a loop at rest holds what a fresh one does. Only what is far beyond this
-    /// iteration's busiest round goes (more than four times it, and more than ``keptAtRest``), so
-    /// steady work keeps its buffers and spares; a burst's leftovers go in the first quiet
-    /// iteration after it that handled little.
-    ///
-    /// The remote queue's two buffers go even in an iteration that handled nothing, typically the
-    /// wake-up right after a burst that its batch already served. The loop's own buffers and spare
-    /// entries, which keep on-loop scheduling allocation-free, go only after an iteration that did
-    /// some work: one that did none (that same wake-up, or a host's own I/O on an adopted loop)
-    /// says nothing about their demand.
+    /// A job of an actor pinned to the scheduler: run isolated to the loop's actor executor.
+    @inline(__always)
+    private func runActorJob(_ job: UnownedJob) {
+        core.reporter.taskRan()
+        job.runSynchronously(on: core.unownedActorExecutor)
+    }
+
+    // MARK: Items queued without a wake-up
+
+    /// Whether the last batch took items that had waited without a wake-up; clears the request.
+    func takeFlushRequest() -> Bool {
+        defer { state.flushSoon = false }
+        return state.flushSoon
+    }
+
+    /// Hands the spare buffer to `take` (one of the queue's takes of what waited without a
+    /// wake-up) and files what it took: only timers and cancellations are ever queued so, which run
+    /// no user code. Returns whether it took anything.
+    func fileDeferred(takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
+        let core = self.core!
+        var items: [LoopItem] = []
+        swap(&items, &state.batch)
+        let handedOver = items.capacity
+        let took = take(&items)
+        if took {
+            state.remoteCapacity = handedOver
+            core.recycler.noteRound(items.count)
+            for item in items {
+                switch item {
+                case .work(let entry) where entry.isTimer: core.timers.file(unsafeDowncast(entry, to: LoopTimer.self))
+                case .cancelled(let timer): core.timers.remove(timer)
+                case .work, .taskJob, .actorJob:
+                    preconditionFailure("LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop")
+                }
+            }
+            items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        }
+        state.batch = items
+        return took
+    }
+
+    /// Before a timer is filed on the loop thread outside a batch (a host's callback, `run`'s
+    /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
+    /// scheduling order, as when the wake-up made the loop take them at once.
+    func fileDeferredBeforeLocalTimer() {
+        let core = self.core!
+        _ = fileDeferred(takenBy: { core.remote.takeDeferred(into: &$0) })
+    }
+
+    // MARK: Memory
+
+    /// Once the loop is quiet: buffers far beyond the iteration's demand go back to the allocator
+    /// (see ``LoopEntryRecycler/keep``). The remote queue's two buffers go even after an iteration
+    /// that handled nothing (typically the wake-up right after a burst its batch already served);
+    /// the loop's own only after one that did some work, since an idle one says nothing about
+    /// their demand.
     func giveBackMemory() {
-        let keep = max(Self.keptAtRest, 4 * confined.busiestRound)
-        if confined.batch.capacity > keep { confined.batch = [] }
-        if confined.remoteCapacity > keep { confined.remoteCapacity = remote.giveBackMemory(keepingUpTo: keep) }
-        guard confined.busiestRound > 0 else { return }
-        if confined.spareItems.capacity > keep { confined.spareItems = [] }
-        if confined.localItems.isEmpty && confined.localItems.capacity > keep { confined.localItems = [] }
-        if confined.spareTasks.capacity > keep { confined.spareTasks = [] }
-        if confined.spareTimers.capacity > keep { confined.spareTimers = [] }
+        let core = self.core!
+        let keep = core.recycler.keep
+        if state.batch.capacity > keep { state.batch = [] }
+        if state.remoteCapacity > keep { state.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }
+        guard core.recycler.didWork else { return }
+        if state.spareItems.capacity > keep { state.spareItems = [] }
+        if state.localItems.isEmpty && state.localItems.capacity > keep { state.localItems = [] }
     }
 
-    /// Empties a processed queue buffer, keeping the task entries only the loop still holds.
-    @inline(__always)
-    func recycle(_ items: inout [LoopItem]) {
-        while let item = items.popLast() {
-            guard case .work(var entry) = consume item, !entry.isTimer,
-                confined.spareTasks.count < Self.recycleLimit,
-                Self.isOnlyReference(&entry)
-            else { continue }
-            // Its run ended (or it was disposed): nobody else can see it any more.
-            entry.state.store(ActionLifecycle.pending, ordering: .relaxed)
-            confined.spareTasks.append(entry)
-        }
-        if items.capacity > 65_536 { items = [] }
-    }
-
-    /// Whether `entry` is referenced by nothing but `entry`: no other strong reference, and no weak
-    /// or unowned one either (the runtime counts 1 of each for a live object) — a user's `weak var`
-    /// disposable must become nil, never come back disposing a stranger's action after reuse.
-    @inline(__always)
-    static func isOnlyReference<Entry: LoopWork>(_ entry: inout Entry) -> Bool {
-        isKnownUniquelyReferenced(&entry) && _getWeakRetainCount(entry) == 1 && _getUnownedRetainCount(entry) == 1
-    }
-
-    /// Keeps a fired one-shot timer that only the loop still holds.
-    @inline(__always)
-    func recycle(_ timer: inout LoopTimer) {
-        guard !timer.isPeriodic, confined.spareTimers.count < Self.recycleLimit,
-            Self.isOnlyReference(&timer)
-        else { return }
-        timer.state.store(ActionLifecycle.pending, ordering: .relaxed)
-        confined.spareTimers.append(timer)
-    }
-
-    // MARK: Statistics
-
-    @inline(__always)
-    private func recordFire(lateness: Int64) {
-        confined.stats.recordFire(lateness: lateness)
-        if metricsDelegate != nil {
-            confined.iteration.maxLateness = max(confined.iteration.maxLateness, lateness)
-            confined.iteration.totalLateness = Nanoseconds.adding(confined.iteration.totalLateness, lateness)
-        }
-    }
-
-    func publishStatistics() {
-        confined.stats.timersPending = confined.timers.count
-        published.publish(confined.stats)
+    /// Buffer capacities: for the memory tests.
+    var bufferCapacities: (batch: Int, local: Int, spare: Int) {
+        (state.batch.capacity, state.localItems.capacity, state.spareItems.capacity)
     }
 }

@@ -15,45 +15,22 @@ package enum LoopMode: Sendable {
     case adopted
 }
 
-/// What only the loop thread touches: the queues, the timer store, the statistics, and whether
-/// the loop is inside a batch of work. Reached only through ``LoopCore/confined``, which asserts
-/// the loop thread in debug builds.
-struct LoopConfined {
-    /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
-    var localItems: [LoopItem] = []
-    /// The emptied buffer of the previous round, reused so steady-state work does not allocate.
-    var spareItems: [LoopItem] = []
-    /// The remote queue's items, swapped out once per round.
-    var batch: [LoopItem] = []
-    var timers = LoopTimerStore()
-    /// Entries whose run ended while only the loop held them (the caller had dropped its
-    /// disposable, as most do): reused by the next `schedule` on the loop thread instead of a
-    /// `malloc` and a `free` per action. At most ``LoopCore/recycleLimit`` of each.
-    var spareTasks: [LoopWork] = []
-    var spareTimers: [LoopTimer] = []
-    /// The capacity of the buffer last handed to the remote queue (it alternates with `batch`),
-    /// so a quiet loop takes the queue's lock only when that buffer is worth giving back.
-    var remoteCapacity = 0
-    /// The most entries one round handled (remote items, local items or fired timers) since the
-    /// last prepare: the demand the buffers and spare lists serve (see `giveBackMemory()`).
-    var busiestRound = 0
-    var stats = LocalStatistics()
-    /// Per-iteration counts for the metrics delegate; untouched without one.
-    var iteration = IterationCounters()
-    /// The loop took items that had waited without a wake-up while it was armed: its next
-    /// arming looks at the queue again within ``LoopCore/flushInterval``.
-    var flushSoon = false
-    /// Inside a batch of user work: a `shutdown()` from an action completes after the batch, and
-    /// `schedule` from outside a batch (a host callback, `run`'s body) must start the idle handle.
-    var inBatch = false
-}
-
 /// The engine behind a LoopScheduler: owned by the loop, held by the public object.
 ///
-/// Threads: loop-confined state lives in ``confined`` (asserted in debug builds); other threads
-/// reach the engine only through the ``RemoteQueue`` (a lock), the ``LoopLifecycle`` (an atomic),
-/// the published statistics (atomics) and `let`s.
-// Safe as described above: `confined` is touched on the loop thread only, and checked there.
+/// The hub that wires its parts together and owns the libuv callbacks, the submit path and the
+/// shutdown sequence. The parts, each with its own loop-confined state (``LoopPart``):
+///
+/// - ``RemoteQueue``: the intake from other threads, the lifecycle and the wake-up, under one lock;
+/// - ``LoopBatchRunner``: runs tasks, jobs and due timers in batches;
+/// - ``LoopTimers``: files, arms and fires timers (the `Timers` folder);
+/// - ``LoopEntryRecycler``: reuses task and timer entries on the loop thread;
+/// - ``LoopReporter``: the counters, published and handed to the metrics delegate;
+/// - ``UVHandles``: every libuv call.
+///
+/// Threads: loop-confined state lives in the parts (asserted in debug builds); other threads reach
+/// the engine only through the ``RemoteQueue`` (a lock and the lifecycle's atomic), the published
+/// statistics (atomics) and `let`s.
+// Safe as described above.
 final class LoopCore: @unchecked Sendable {
     let name: String
     let mode: LoopMode
@@ -61,12 +38,12 @@ final class LoopCore: @unchecked Sendable {
     /// Whether `clock` is the system's: then the hot paths read the clock directly rather than
     /// through the existential.
     let usesSystemClock: Bool
-    let lifecycle = LoopLifecycle()
     let remote = RemoteQueue()
-    let published = PublishedStatistics()
     let thread: LoopThread?
-    /// Told about every loop iteration; nil costs nothing.
-    let metricsDelegate: (any LoopSchedulerMetricsDelegate)?
+    let runner = LoopBatchRunner()
+    let timers = LoopTimers()
+    let recycler = LoopEntryRecycler()
+    let reporter: LoopReporter
     /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
     /// that goes through the remote queue, locked) and after the loop closed.
     private let loopThreadID = Atomic<UInt>(0)
@@ -77,33 +54,21 @@ final class LoopCore: @unchecked Sendable {
     /// The public object as the task executor that task jobs run on, on the loop and on the
     /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the
     /// task's executor preference retains it (`Task(executorPreference:)`), or the caller of
-    /// `withTaskExecutorPreference` holds it for the scope.
-    /// Kept as the unowned reference a job runs on, so running a job retains nothing (the public
-    /// object has a side table for its weak references: a retain there is the slow path).
+    /// `withTaskExecutorPreference` holds it for the scope. Kept as the unowned reference a job
+    /// runs on, so running a job retains nothing (the public object has a side table for its weak
+    /// references: a retain there is the slow path).
     var taskExecutor: UnownedTaskExecutor?
     /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
-    /// can run its jobs (the loop and the fallback queue both hold the core). Set once in `init`,
-    /// before the core is shared with any other thread.
-    private(set) var actorExecutor: LoopActorExecutor!
-    /// The same, as the unowned reference an actor job runs on.
+    /// can run its jobs (the loop and the fallback queue both hold the core).
+    let actorExecutor = ActorExecutor()
+    /// The same, as the unowned reference an actor job runs on. Set once in `init`, before the
+    /// core is shared with any other thread.
     private(set) var unownedActorExecutor: UnownedSerialExecutor!
-
-    /// The public object, made current around every batch. Weak: dropping the last reference to
-    /// the public object is what shuts the loop down.
-    weak var scheduler: LoopScheduler?
-    /// The same, as the current-scheduler slot holds it during a batch: weakly, so a user thread
-    /// dropping its last reference mid-batch is the one that runs `deinit` and waits.
+    /// The public object as the current-scheduler slot holds it during a batch: weakly, so a user
+    /// thread dropping its last reference mid-batch is the one that runs `deinit` and waits, and
+    /// dropping it is what shuts the loop down.
     let currentBox = WeakSchedulerBox()
 
-    // Loop-confined: only the loop thread touches it, never in overlapping accesses (user code
-    // never runs inside an access), so the runtime's exclusivity bookkeeping (a thread-local
-    // look-up per access, measured at 6% of the loop's time) is off.
-    @exclusivity(unchecked) private var _confined = LoopConfined()
-
-    /// The most batch rounds one callback runs before letting the loop poll for I/O again.
-    static let roundsPerCallback = 64
-    /// The most spare entries of each kind kept for reuse (64 KiB each).
-    static let recycleLimit = 1024
     /// How often the loop files late arrivals and re-arms before it gives up promising and runs
     /// again instead of blocking.
     static let promiseAttempts = 4
@@ -111,9 +76,6 @@ final class LoopCore: @unchecked Sendable {
     /// such items keep coming without wake-ups (``RemoteQueue``): 10 ms, a hundred extra wake-ups a
     /// second at most, against one per item without the promise.
     static let flushInterval: Int64 = 10_000_000
-    /// Queue buffers and spare lists with room for at most this many entries are kept even at rest
-    /// (512 bytes of buffer, 4 KiB of entries): giving them back would only cost reallocations.
-    static let keptAtRest = 64
 
     /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
     /// what was acquired (no fd, thread, memory or retain left) and throws.
@@ -127,19 +89,24 @@ final class LoopCore: @unchecked Sendable {
         metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
     ) throws {
         self.name = name
-        self.metricsDelegate = metricsDelegate
         self.mode = mode
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
         self.thread = mode == .ownThread ? LoopThread() : nil
-        actorExecutor = LoopActorExecutor(core: self)
+        self.reporter = LoopReporter(delegate: metricsDelegate)
+        runner.bind(to: self)
+        timers.bind(to: self)
+        recycler.bind(to: self)
+        reporter.bind(to: self)
+        actorExecutor.bind(to: self)
         unownedActorExecutor = actorExecutor.asUnownedSerialExecutor()
         do {
             handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
         } catch {
-            lifecycle.setUpFailed()
+            remote.lifecycle.setUpFailed()
             throw error
         }
+        remote.setWaker(handles)
         // The caller-thread mode runs the loop right here, and an adopted loop runs on the thread
         // that adopted it (documented, and checked at every callback): known from now on, so a
         // `shutdown()` or a last release there, also before the host's first `uv_run`, never waits
@@ -154,27 +121,19 @@ final class LoopCore: @unchecked Sendable {
             } catch {
                 // No thread will run the loop: release what set-up acquired, here.
                 handles.releaseAfterFailedSetUp()
-                lifecycle.setUpFailed()
+                remote.lifecycle.setUpFailed()
                 throw error
             }
         }
-        lifecycle.started()
+        remote.lifecycle.started()
     }
 
-    // MARK: Loop confinement
-
-    /// The loop-confined state. Debug builds stop the program when it is reached off the loop
-    /// thread.
-    var confined: LoopConfined {
-        @inline(__always) _read {
-            assertOnLoopThread()
-            yield _confined
-        }
-        @inline(__always) _modify {
-            assertOnLoopThread()
-            yield &_confined
-        }
+    /// The lifecycle, which the remote queue owns (its transitions race with submissions).
+    var lifecycle: LoopLifecycle {
+        _read { yield remote.lifecycle }
     }
+
+    // MARK: The loop thread
 
     @inline(__always)
     func assertOnLoopThread(_ function: StaticString = #function) {
@@ -189,11 +148,6 @@ final class LoopCore: @unchecked Sendable {
         loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
     }
 
-    /// After the last close callback: no thread is the loop thread any more.
-    func forgetLoopThread() {
-        loopThreadID.store(0, ordering: .relaxed)
-    }
-
     /// Records the calling thread as the loop thread: in `init` for the caller-thread and adopted
     /// modes, first thing on an own thread.
     private func noteLoopThread() {
@@ -204,7 +158,7 @@ final class LoopCore: @unchecked Sendable {
     /// can break that — a host that adopted it on one thread and runs it on another — and then
     /// loop-confined state would be shared between two threads: stop, in every build.
     @inline(__always)
-    func checkCallbackThread() {
+    private func checkCallbackThread() {
         if _slowPath(!isOnLoopThread) {
             fatalError(
                 "LoopScheduler(adopting:) '\(name)': the loop runs on a thread other than the one that adopted it; "
@@ -219,7 +173,166 @@ final class LoopCore: @unchecked Sendable {
             handles.run()
             handles.closeLoop()
         }
-        lifecycle.didClose()
+        remote.lifecycle.didClose()
+    }
+
+    // MARK: libuv callbacks (from UVHandles)
+
+    func asyncFired() {
+        checkCallbackThread()
+        runner.runPendingWork()
+    }
+
+    func idleFired() {
+        checkCallbackThread()
+        runner.runPendingWork()
+    }
+
+    /// The timer driver fired; the timers' whole path is in the `Timers` folder (``LoopTimers``).
+    func timerFired() {
+        checkCallbackThread()
+        timers.driverFired()
+        runner.runPendingWork()
+    }
+
+    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
+    func wallClockChanged() {
+        checkCallbackThread()
+        timers.wallClockChanged()
+        runner.runPendingWork()
+    }
+
+    /// Once per loop iteration, before the loop blocks: give memory back if quiet, arm the timer
+    /// driver and tell other threads what it is armed for, publish the counters.
+    func prepareFired() {
+        checkCallbackThread()
+        guard lifecycle.isOpen else { return }
+        reporter.iterationBegan()
+        let now = monotonicNow()
+        if timers.giveBackMemory(now: now) {
+            runner.giveBackMemory()
+            recycler.giveBackMemory()
+        }
+        recycler.startIteration()
+        timers.armAndPromise(now: now)
+        publishStatistics()
+        reporter.iterationEnded(now: now, loopName: name, timersPending: timers.count)
+    }
+
+    func publishStatistics() {
+        reporter.publish(timersPending: timers.count)
+    }
+
+    // MARK: Submitting
+
+    /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
+    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let entry = recycler.task(action, onLoopThread: isOnLoopThread)
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// A one-shot timer entry: a recycled one on the loop thread when there is one.
+    @inline(__always)
+    func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+        recycler.timer(deadline: deadline, isWall: isWall, action: action, onLoopThread: isOnLoopThread)
+    }
+
+    /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
+    func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.
+    func enqueue(_ item: LoopItem) {
+        if !submit(item) { fallback.enqueue(item, core: self) }
+    }
+
+    /// Releases a refused entry's closure and reports it disposed (rule 4.9: inert after shutdown).
+    /// A refused handler timer hears `timerCancelledByScheduler`, as a pending one does at
+    /// shutdown: an `await` on it must never be left suspended.
+    private func refuse(_ entry: LoopWork) -> any Disposable {
+        _ = ActionLifecycle.dispose(entry.state)
+        if entry.isTimer { unsafeDowncast(entry, to: LoopTimer.self).cancelledByScheduler() }
+        entry.releaseAction()
+        return Disposables.disposed
+    }
+
+    /// The one submit path. On the loop thread a timer is filed at once and a task or job goes
+    /// into the loop-local queue (no lock, no wake-up); elsewhere the ``RemoteQueue`` takes it and
+    /// decides the wake-up. Returns false if the loop refused it (see ``RemoteQueue/accepts(_:)``).
+    @inline(__always)
+    func submit(_ item: LoopItem) -> Bool {
+        guard isOnLoopThread else { return remote.submit(item) }
+        guard remote.accepts(item) else { return false }
+        if case .work(let entry) = item, entry.isTimer {
+            if !runner.inBatch { runner.fileDeferredBeforeLocalTimer() }
+            timers.file(unsafeDowncast(entry, to: LoopTimer.self))
+        } else {
+            runner.enqueueLocal(item)
+        }
+        return true
+    }
+
+    /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is
+    /// already released): the timer leaves the store now on the loop thread, or from another
+    /// thread when the loop next looks at its queue — within ``flushInterval``, waking it only to
+    /// start flushing (see ``RemoteQueue``) — and never only at its deadline. Refused once shutdown
+    /// began: shutdown disposes every timer anyway. (Disposed tasks stay queued, closure-less,
+    /// until the loop passes them.)
+    func timerDisposed(_ timer: LoopTimer) {
+        if isOnLoopThread {
+            timers.remove(timer)
+        } else {
+            _ = remote.submit(.cancelled(timer))
+        }
+    }
+
+    // MARK: Shutting down
+
+    /// Begins shutdown from any thread, and on a thread that runs no loop waits until the loop is
+    /// closed (and its own thread joined).
+    ///
+    /// On this loop's thread it completes after the current batch (or at once outside a batch)
+    /// without waiting for itself. On another loop's thread it only begins: waiting there could
+    /// deadlock two loops that shut each other down.
+    func shutdown() {
+        beginShutdown()
+        if isOnLoopThread || LoopThreadMarker.isLoopThread { return }
+        lifecycle.waitUntilClosed()
+        thread?.join()
+    }
+
+    /// Begins shutdown without ever blocking: `open → draining` and a wake-up for the loop; on the
+    /// loop thread outside a batch, the final drain at once. Idempotent.
+    func beginShutdown() {
+        let onLoop = isOnLoopThread
+        _ = remote.beginShutdown(onLoopThread: onLoop)
+        if onLoop && !runner.inBatch && lifecycle.state == .draining { finalShutdown() }
+    }
+
+    /// On the loop thread: runs every accepted task and job, closes the intake, disposes every
+    /// timer, closes every handle. On an adopted loop this may run in the host's own code (a
+    /// `shutdown()` or a last release on its thread, before or after its first `uv_run`): while
+    /// actions run, its thread is a loop thread, as in any batch.
+    func finalShutdown() {
+        LoopThreadMarker.whileRunning { runner.drainAndCloseIntake() }
+        timers.disposeAll()
+        publishStatistics()
+        handles.closeAll()
+    }
+
+    /// The last close callback ran: the one place the scheduler learns it is closed. An owned
+    /// loop is closed once `uv_run` returns (``runLoopToCompletion()``); an adopted one belongs to
+    /// the host, so the scheduler is closed now.
+    func handlesDidClose() {
+        publishStatistics()
+        recycler.dropAll()
+        // The loop thread is done with the loop; its id may soon belong to another thread (glibc
+        // reuses thread descriptors), which must not pass for the loop thread.
+        loopThreadID.store(0, ordering: .relaxed)
+        if mode == .adopted { remote.lifecycle.didClose() }
     }
 
     // MARK: Clocks
@@ -234,4 +347,3 @@ final class LoopCore: @unchecked Sendable {
         usesSystemClock ? Nanoseconds.wallNow() : clock.wallNow()
     }
 }
-

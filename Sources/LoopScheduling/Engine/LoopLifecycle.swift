@@ -20,9 +20,11 @@ import Synchronization
 /// The state is one atomic byte, so the loop thread reads it without a lock. Every transition is
 /// a compare-and-exchange through one of the functions below, which stop the program on an
 /// impossible transition (NIO's state-machine style): a bug in the engine shows up where it
-/// happens, not as a hang. `beginShutdown` and `beginClosing` are called with the remote queue's
-/// lock held, which orders them against submissions: a task is either appended before the
-/// transition (and then drained) or refused after it, never lost between the two.
+/// happens, not as a hang. The ``RemoteQueue`` owns it and calls `beginShutdown` and
+/// `beginClosing` with its lock held, which orders them against submissions: a task is either
+/// appended before the transition (and then drained) or refused after it, never lost between the
+/// two. Threads and tasks waiting for `closed` wait on the state itself, under a condition that
+/// the transitions to `closed` take.
 struct LoopLifecycle: ~Copyable {
     enum State: UInt8, CustomStringConvertible {
         case starting, open, draining, closing, closed
@@ -39,8 +41,8 @@ struct LoopLifecycle: ~Copyable {
     }
 
     private let raw = Atomic<UInt8>(State.starting.rawValue)
-    /// Wakes the threads and tasks waiting for `closed`.
-    private let closedEvent = ClosedEvent()
+    /// Who waits for `closed`: threads on the condition, tasks as callbacks.
+    private let waiters = Waiters()
 
     init() {}
 
@@ -61,7 +63,7 @@ struct LoopLifecycle: ~Copyable {
 
     /// `starting → closed`: set-up failed and released everything it had acquired.
     func setUpFailed() {
-        closedEvent.fire { transition(from: .starting, to: .closed, "setUpFailed") }
+        close(from: .starting, "setUpFailed")
     }
 
     /// `open → draining`. Returns false if shutdown had already begun (idempotent `shutdown()`).
@@ -89,18 +91,38 @@ struct LoopLifecycle: ~Copyable {
 
     /// `closing → closed`: the last close callback ran (and an owned loop was closed).
     func didClose() {
-        closedEvent.fire { transition(from: .closing, to: .closed, "didClose") }
+        close(from: .closing, "didClose")
     }
 
     /// Blocks the calling thread until the state is `closed`.
     func waitUntilClosed() {
-        closedEvent.wait()
+        waiters.condition.lock()
+        while state != .closed { waiters.condition.wait() }
+        waiters.condition.unlock()
     }
 
     /// Calls `body` once the state is `closed`: at once if it is, otherwise from the thread that
     /// closes the loop (which must not block in it).
     func whenClosed(_ body: @escaping @Sendable () -> Void) {
-        closedEvent.notify(body)
+        waiters.condition.lock()
+        if state == .closed {
+            waiters.condition.unlock()
+            body()
+            return
+        }
+        waiters.callbacks.append(body)
+        waiters.condition.unlock()
+    }
+
+    /// The transition to `closed`, under the waiters' lock, then the callbacks outside it.
+    private func close(from expected: State, _ name: StaticString) {
+        waiters.condition.lock()
+        transition(from: expected, to: .closed, name)
+        let callbacks = waiters.callbacks
+        waiters.callbacks = []
+        waiters.condition.broadcast()
+        waiters.condition.unlock()
+        for callback in callbacks { callback() }
     }
 
     private func transition(from expected: State, to next: State, _ name: StaticString) {
@@ -117,39 +139,9 @@ struct LoopLifecycle: ~Copyable {
     }
 }
 
-/// A one-shot event: threads block on it, callbacks wait for it, and firing it releases both.
-// `fired` and `waiters` are only touched with `condition` locked.
-private final class ClosedEvent: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var fired = false
-    private var waiters: [@Sendable () -> Void] = []
-
-    /// Runs `transition` and marks the event fired under the lock, then runs the callbacks.
-    func fire(_ transition: () -> Void) {
-        condition.lock()
-        transition()
-        fired = true
-        let waiters = self.waiters
-        self.waiters = []
-        condition.broadcast()
-        condition.unlock()
-        for waiter in waiters { waiter() }
-    }
-
-    func wait() {
-        condition.lock()
-        while !fired { condition.wait() }
-        condition.unlock()
-    }
-
-    func notify(_ body: @escaping @Sendable () -> Void) {
-        condition.lock()
-        if fired {
-            condition.unlock()
-            body()
-            return
-        }
-        waiters.append(body)
-        condition.unlock()
-    }
+/// The threads and callbacks waiting for a lifecycle to reach `closed`.
+// `callbacks` is only touched with `condition` locked.
+private final class Waiters: @unchecked Sendable {
+    let condition = NSCondition()
+    var callbacks: [@Sendable () -> Void] = []
 }

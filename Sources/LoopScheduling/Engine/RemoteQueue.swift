@@ -1,30 +1,16 @@
 import Scheduling
 import Synchronization
 
-/// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
-/// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
+/// The loop's intake: work handed to the loop by other threads, the loop's lifecycle, and the
+/// wake-up — one lock orders all three.
 ///
-/// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
-/// allocates nothing of ours (DESIGN §8.1).
-enum LoopItem {
-    /// A task to run, or a timer (`isTimer`) to insert into the timer store.
-    case work(LoopWork)
-    /// A timer that was disposed on another thread.
-    case cancelled(LoopTimer)
-    /// A job of a task that prefers the scheduler, run with it as the task executor only: its
-    /// nonisolated code then calls nonisolated functions without a hop.
-    case taskJob(UnownedJob)
-    /// A job of an actor pinned to the scheduler, run isolated to the actor executor.
-    case actorJob(UnownedJob)
-}
-
-/// Work handed to the loop by other threads.
-///
-/// One lock, taken once per submission and once per batch on the loop, which swaps the array out
-/// (NIO-style) and runs user code outside the lock. The wake-up (`uv_async_send`) is sent under
-/// the lock, and the loop closes its async handle under the same lock
-/// (``LoopLifecycle/beginClosing()``), so no sender can be inside `uv_async_send` on a closing
-/// handle; that is what the old in-flight sender count did, without the count.
+/// Submitting, beginning the shutdown and closing the intake are this queue's methods, because
+/// each must be ordered against the others: a task is either appended before shutdown began (and
+/// then drained) or refused after it, never lost between the two; and the loop closes its async
+/// handle (``closeIntake(localQueueIsEmpty:)``) under the same lock the wake-up (`uv_async_send`)
+/// is sent under, so no sender can be inside `uv_async_send` on a closing handle. One lock, taken
+/// once per submission and once per batch on the loop, which swaps the array out (NIO-style) and
+/// runs user code outside the lock.
 ///
 /// **Which submissions wake the loop.** Tasks and jobs wake it when the queue has no wake-up
 /// pending (`wakePending` stays set until the loop takes the batch). Timers and cancellations
@@ -51,7 +37,15 @@ enum LoopItem {
 /// always filed before it could be late. The ``deferredLimit``-th item in a row left without a
 /// wake-up wakes the loop: that bounds what cancelled timers hold within one interval (56 bytes
 /// each, their closures are released already) and the work the loop finds queued.
-final class RemoteQueue: Sendable {
+/// Wakes a loop from any thread: ``UVHandles``' async handle, or a test's stand-in.
+protocol LoopWaker: AnyObject {
+    /// Makes the loop take its queue soon; coalescing. Called under the queue's lock.
+    func wake()
+}
+
+// Safe: `waker` is written once, before the queue is shared with any other thread (see
+// `setWaker`); everything else is a lock, an atomic or the lifecycle's atomic.
+final class RemoteQueue: @unchecked Sendable {
     /// What the loop promised about its next look at the queue.
     struct LoopPromise: Equatable {
         /// `Int64.min` while awake, else the monotonic deadline the driver is armed for
@@ -97,20 +91,47 @@ final class RemoteQueue: Sendable {
     /// Whether `items` is non-empty, readable without the lock: the loop looks at the queue every
     /// round of a batch, and most rounds (a job hopping on the loop thread) find it empty. Written
     /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
-    /// is harmless (see ``LoopCore/runRemoteItems(lockFree:)``).
+    /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
+    /// Whether the loop accepts work, is draining or closed. Its transitions that race with
+    /// submissions (``beginShutdown(onLoopThread:)``, ``closeIntake(localQueueIsEmpty:)``) happen
+    /// under this queue's lock.
+    let lifecycle = LoopLifecycle()
+    /// What wakes the loop: its async handle (``UVHandles``). Unowned: the handles keep themselves
+    /// alive until their last close callback, and nothing is sent after the intake closed.
+    private unowned(unsafe) var waker: (any LoopWaker)?
 
     init() {}
 
-    /// Appends `item` and wakes the loop if it needs to (see the type's notes), if `accepts`
-    /// (evaluated under the lock, so against the lifecycle's transitions, which happen under it
-    /// too) allows it.
+    /// Called once by the engine when its handles are set up, before anything can be submitted.
+    func setWaker(_ waker: any LoopWaker) {
+        self.waker = waker
+    }
+
+    // MARK: Intake
+
+    /// Whether the loop takes `item` now: tasks and timers while it is open; jobs also while it
+    /// drains, since no task may be stranded (DESIGN §8.2) — after that they go to the fallback.
+    @inline(__always)
+    func accepts(_ item: LoopItem) -> Bool {
+        switch item {
+        case .taskJob, .actorJob:
+            let state = lifecycle.state
+            return state == .open || state == .draining
+        case .work, .cancelled:
+            return lifecycle.isOpen
+        }
+    }
+
+    /// From any thread but the loop's: appends `item` if the loop accepts it (decided under the
+    /// lock, against the lifecycle's transitions) and wakes the loop if it needs to (see the
+    /// type's notes).
     ///
     /// - Returns: whether the item was queued.
     @inline(__always)
-    func submit(_ item: LoopItem, if accepts: () -> Bool, wake: () -> Void) -> Bool {
+    func submit(_ item: LoopItem) -> Bool {
         state.withLock { state in
-            guard accepts() else { return false }
+            guard accepts(item) else { return false }
             state.items.append(item)
             if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
             guard !state.wakePending else { return true }
@@ -125,10 +146,38 @@ final class RemoteQueue: Sendable {
             case .wake:
                 break
             }
-            state.wakePending = true
-            wake()
+            Self.wake(&state, waker)
             return true
         }
+    }
+
+    /// `open → draining`, from any thread; wakes the loop so it notices, unless the caller is the
+    /// loop or a wake-up is pending. Returns whether this call began the shutdown (false: it had
+    /// begun already).
+    func beginShutdown(onLoopThread: Bool) -> Bool {
+        state.withLock { state in
+            guard lifecycle.beginShutdown() else { return false }
+            if !onLoopThread && !state.wakePending { Self.wake(&state, waker) }
+            return true
+        }
+    }
+
+    /// On the loop thread, during the final drain: `draining → closing` if nothing is queued here
+    /// and `localQueueIsEmpty`; from then on nothing is accepted and no wake-up is sent, so the
+    /// handles may close. Returns whether the intake closed (false: work arrived, drain again).
+    func closeIntake(localQueueIsEmpty: Bool) -> Bool {
+        state.withLock { state in
+            guard state.items.isEmpty && localQueueIsEmpty else { return false }
+            lifecycle.beginClosing()
+            return true
+        }
+    }
+
+    /// The one place a wake-up is sent: under the lock, so never on a closing handle.
+    @inline(__always)
+    private static func wake(_ state: inout State, _ waker: (any LoopWaker)?) {
+        state.wakePending = true
+        waker!.wake()
     }
 
     /// What `item` needs of the loop, given its promise.
@@ -150,12 +199,6 @@ final class RemoteQueue: Sendable {
         case .taskJob, .actorJob:
             return .wake
         }
-    }
-
-    /// Runs `body` under the queue's lock: for the lifecycle transitions that must be ordered
-    /// against submissions. `body` gets whether a wake-up is already pending and may send one.
-    func withLock<Result>(_ body: (_ wakePending: inout Bool, _ isEmpty: Bool) -> Result) -> Result {
-        state.withLock { state in body(&state.wakePending, state.items.isEmpty) }
     }
 
     /// Items waiting: for tests.

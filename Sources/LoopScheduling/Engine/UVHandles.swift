@@ -74,7 +74,7 @@ package struct LoopSetUpFaults: Sendable {
 ///
 /// Loop-confined, except `wake()`, which is `uv_async_send`: safe from any thread until the async
 /// handle closes (the core sends and closes under one lock).
-final class UVHandles {
+final class UVHandles: LoopWaker {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let ownsLoop: Bool
     /// The engine the callbacks drive. Strong until the last close callback (the cycle with the
@@ -95,8 +95,6 @@ final class UVHandles {
     /// Initialised handles not yet closed.
     private var openHandles = 0
     private var idleActive = false
-    /// Set-up failed: close callbacks only free memory; the core's lifecycle is already closed.
-    private var setUpFailed = false
 
     /// Sets up the handles on `adopted`, or on a new loop when it is nil.
     init(
@@ -187,7 +185,7 @@ final class UVHandles {
     /// it. On an adopted loop the close callbacks run when the host next runs its loop; they free
     /// the handles' memory and the fds then.
     func releaseAfterFailedSetUp() {
-        setUpFailed = true
+        // Close callbacks only free memory from now on: the core's lifecycle is closed already.
         core = nil
         if poll == nil, timerFD >= 0 { Glibc.close(timerFD) }
         if clockPoll == nil, clockFD >= 0 { Glibc.close(clockFD) }
@@ -374,7 +372,7 @@ final class UVHandles {
         guard openHandles == 0 else { return }
         let core = self.core
         self.core = nil
-        if !setUpFailed { core?.handlesDidClose() }
+        core?.handlesDidClose()
         Unmanaged.passUnretained(self).release()
     }
 

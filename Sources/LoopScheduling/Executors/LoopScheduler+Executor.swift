@@ -1,10 +1,4 @@
-import Dispatch
 import Scheduling
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Swift concurrency on the loop: actors pinned to it and tasks that prefer it (DESIGN §8.1).
 ///
@@ -46,7 +40,7 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     /// The loop's executor for actors: pin an actor to the loop by returning this from its
     /// `unownedExecutor`. Its jobs share the loop's FIFO with ``schedule(_:)`` and task jobs.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: core.actorExecutor)
+        core.unownedActorExecutor
     }
 
     /// The scheduler as a task's preferred executor.
@@ -65,121 +59,29 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     /// or on its fallback queue after shutdown. False elsewhere, also on the loop thread inside a
     /// host's own callback (adopted mode), which is not the scheduler's context.
     public func isIsolatingCurrentContext() -> Bool? {
-        core.isIsolatingCurrentContext
+        core.isIsolatingItsContext
     }
 }
 
-/// The executor of actors pinned to a loop (``LoopScheduler/asUnownedSerialExecutor()``): the
-/// loop's FIFO, with jobs run isolated to it. Owned by the loop's engine, so it lives as long as
-/// anything that can run its jobs.
-final class LoopActorExecutor: SerialExecutor {
-    // Unowned: the core owns this object.
-    private unowned(unsafe) let core: LoopCore
-
-    init(core: LoopCore) {
-        self.core = core
+/// The loop's engine runs the jobs of actors pinned to it: the shared ``ActorExecutor`` (which
+/// every executor-providing scheduler hands its actors) enqueues them here, into the loop's FIFO.
+extension LoopCore: ActorJobRunner {
+    func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
+        enqueue(.actorJob(job))
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        EnqueueProbe.record(self)
-        core.enqueue(.actorJob(UnownedJob(job)))
+    /// True inside this loop's actions and jobs: on its thread within a batch, or on its fallback
+    /// queue after it closed.
+    var isIsolatingItsContext: Bool {
+        if isOnLoopThread { return runner.inBatch }
+        return fallback.isCurrent
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-
-    func checkIsolated() {
-        core.checkIsolated(function: "LoopScheduler.asUnownedSerialExecutor().checkIsolated()")
-    }
-
-    func isIsolatingCurrentContext() -> Bool? {
-        core.isIsolatingCurrentContext
-    }
-}
-
-extension LoopCore {
-    /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.
-    func enqueue(_ item: LoopItem) {
-        if !submit(item) { fallback.enqueue(item, core: self) }
-    }
-
-    @inline(__always)
-    func runTaskJob(_ job: UnownedJob) {
-        confined.stats.tasksRun += 1
-        job.runSynchronously(on: taskExecutor!)
-    }
-
-    @inline(__always)
-    func runActorJob(_ job: UnownedJob) {
-        confined.stats.tasksRun += 1
-        job.runSynchronously(on: unownedActorExecutor)
-    }
+    var isolationDescription: String { "LoopScheduler '\(name)'" }
 
     func checkIsolated(function: String) {
-        if !isIsolatingCurrentContext {
+        if !isIsolatingItsContext {
             fatalError("\(function): not running on the loop '\(name)' (expected one of its actions or jobs)")
         }
     }
-
-    var isIsolatingCurrentContext: Bool {
-        if isOnLoopThread { return confined.inBatch }
-        return fallback.isCurrent
-    }
-}
-
-/// The serial queue that runs a loop's jobs after the loop closed, so no task is ever stranded.
-///
-/// The queue is made by the first job that falls back, never before: a Dispatch queue costs a
-/// process its first use of libdispatch (an epoll, an eventfd, a timerfd and worker threads, held
-/// for the life of the process), and its release starts a worker thread — which crashed libdispatch
-/// at the descriptor limit and spun forever at the thread limit when every scheduler made one at
-/// set-up. Most schedulers never refuse a job, so most never touch Dispatch.
-///
-/// Whether the caller runs one of its jobs is answered by the thread that runs it (recorded around
-/// each job; the queue is serial, so one at a time), not by a queue-specific key: the answer needs
-/// no queue, and ``LoopScheduler/isIsolatingCurrentContext()`` never makes one.
-final class FallbackExecutor: Sendable {
-    private let queue = Mutex<DispatchQueue?>(nil)
-    /// The pthread running one of the queue's jobs, as a number; 0 between jobs.
-    private let runningThread = Atomic<UInt>(0)
-
-    init() {}
-
-    /// Whether the calling thread is running one of the fallback's jobs. Only that thread ever
-    /// writes its own number there, so a relaxed read is exact for the caller.
-    var isCurrent: Bool {
-        runningThread.load(ordering: .relaxed) == Self.currentThread
-    }
-
-    /// Runs a job the closed loop refused. A task job's scheduler is alive: the task's executor
-    /// preference holds it (`Task(executorPreference:)`) or the caller's scope does
-    /// (`withTaskExecutorPreference`), so each later job of the task comes back here, in order.
-    func enqueue(_ item: LoopItem, core: LoopCore) {
-        let queue = self.queue.withLock { queue in
-            if let queue { return queue }
-            let made = DispatchQueue(label: "LoopScheduler.fallback")
-            queue = made
-            return made
-        }
-        switch item {
-        case .taskJob(let job):
-            queue.async { self.run { job.runSynchronously(on: core.taskExecutor!) } }
-        case .actorJob(let job):
-            queue.async { self.run { job.runSynchronously(on: core.unownedActorExecutor) } }
-        case .work, .cancelled:
-            preconditionFailure("FallbackExecutor.enqueue: only jobs fall back")
-        }
-    }
-
-    /// Whether the queue was ever made: for the tests that check a scheduler touches no Dispatch.
-    var hasQueue: Bool { queue.withLock { $0 != nil } }
-
-    private func run(_ job: () -> Void) {
-        runningThread.store(Self.currentThread, ordering: .relaxed)
-        job()
-        runningThread.store(0, ordering: .relaxed)
-    }
-
-    private static var currentThread: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 }
