@@ -14,8 +14,6 @@ let package = Package(
         .library(name: "SchedulingCombine", targets: ["SchedulingCombine"]),
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
-        // For the Benchmarks/ package only (it cannot see `package` symbols): not library API.
-        .library(name: "LoopSchedulingBenchSupport", targets: ["LoopSchedulingBenchSupport"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     dependencies: [
@@ -57,11 +55,6 @@ let package = Package(
                 "Scheduling", "LoopScheduling",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
-            swiftSettings: strictSettings
-        ),
-        .target(
-            name: "LoopSchedulingBenchSupport",
-            dependencies: ["Scheduling", "LoopScheduling"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -7,63 +7,9 @@ import Glibc
 #endif
 
 // Every libuv call and every raw pointer of the loop engine lives in this file (pthread calls
-// live in LoopThread.swift). The handles' `data` field points at their UVHandles, which keeps
+// live in LoopThread.swift, a host program's few libuv calls in HostUVLoop.swift). The handles' `data` field points at their UVHandles, which keeps
 // itself retained from set-up until the last close callback, so a callback never sees freed
 // memory, also when the close callbacks of a failed set-up run later on a host's loop.
-
-/// How the timer store is woken.
-package enum TimerDriverKind: Sendable {
-    /// A `timerfd` on `CLOCK_MONOTONIC`, nanosecond resolution, watched by a `uv_poll_t` (Linux).
-    case timerfd
-    /// One `uv_timer_t`, millisecond resolution on libuv's cached loop clock: rounded up, and the
-    /// store re-checks the monotonic clock before running anything.
-    case uvTimer
-
-    /// The best driver for this platform.
-    package static var preferred: TimerDriverKind {
-        #if os(Linux)
-        .timerfd
-        #else
-        .uvTimer
-        #endif
-    }
-}
-
-/// A step of a LoopScheduler's set-up, in order. Tests make any one of them fail
-/// (``LoopSetUpFaults``) and check that exactly what was acquired before it is released.
-package enum LoopSetUpStep: String, CaseIterable, Sendable {
-    case loopInit = "uv_loop_init"
-    case asyncInit = "uv_async_init"
-    case prepareInit = "uv_prepare_init"
-    case prepareStart = "uv_prepare_start"
-    case idleInit = "uv_idle_init"
-    case timerInit = "uv_timer_init"
-    case timerFD = "timerfd_create(CLOCK_MONOTONIC)"
-    case clockFD = "timerfd_create(CLOCK_REALTIME)"
-    case pollInit = "uv_poll_init"
-    case pollStart = "uv_poll_start"
-    case clockPollInit = "uv_poll_init(clock)"
-    case clockPollStart = "uv_poll_start(clock)"
-    case clockWatch = "timerfd_settime(clock)"
-    case thread = "pthread_create"
-}
-
-/// Which set-up step to fail, for tests; `none` in production.
-package struct LoopSetUpFaults: Sendable {
-    package var failing: LoopSetUpStep?
-    package init(failing: LoopSetUpStep? = nil) { self.failing = failing }
-    package static let none = LoopSetUpFaults()
-
-    /// Throws the error the real call would, had it failed with `EMFILE`, if `step` is the one to
-    /// fail.
-    func check(_ step: LoopSetUpStep) throws {
-        guard failing == step else { return }
-        if step.rawValue.hasPrefix("uv_") {
-            throw UVHandles.error(step.rawValue, -EMFILE)
-        }
-        throw LoopSchedulerError.system(call: step.rawValue, errno: step == .thread ? EAGAIN : EMFILE)
-    }
-}
 
 /// The libuv handles of one LoopScheduler, and the loop itself when the scheduler owns it.
 ///
@@ -440,37 +386,3 @@ private let onClockFD: uv_poll_cb = { handle, status, _ in
     if handles.drainClockFD() { handles.core!.wallClockChanged() }
 }
 #endif
-
-/// A bare `uv_loop_t` owned by a host program, for the adopted-mode fixture in the tests and the
-/// benchmarks: the few libuv calls a host makes, kept here with the rest of the unsafe code.
-package enum HostUVLoop {
-    /// Allocates and initialises a loop; nil if `uv_loop_init` fails.
-    package static func make() -> UnsafeMutableRawPointer? {
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: uv_loop_size(), alignment: 16)
-        do {
-            try UVHandles.initLoop(raw.bindMemory(to: uv_loop_t.self, capacity: 1))
-        } catch {
-            raw.deallocate()
-            return nil
-        }
-        return raw
-    }
-
-    /// `uv_run(UV_RUN_DEFAULT)`: until no active handle is left.
-    package static func run(_ loop: UnsafeMutableRawPointer) {
-        uv_run(loop.assumingMemoryBound(to: uv_loop_t.self), UV_RUN_DEFAULT)
-    }
-
-    /// `uv_run(UV_RUN_NOWAIT)`: one iteration that does not block. Returns whether handles are
-    /// still active.
-    package static func runOnce(_ loop: UnsafeMutableRawPointer) -> Bool {
-        uv_run(loop.assumingMemoryBound(to: uv_loop_t.self), UV_RUN_NOWAIT) != 0
-    }
-
-    /// `uv_loop_close`, then frees the memory if it returned 0. Returns its result.
-    package static func close(_ loop: UnsafeMutableRawPointer) -> Int32 {
-        let rc = uv_loop_close(loop.assumingMemoryBound(to: uv_loop_t.self))
-        if rc == 0 { loop.deallocate() }
-        return rc
-    }
-}

@@ -74,15 +74,6 @@ package enum CurrentScheduler {
         slot.weak = saved.weak
     }
 
-    /// Sets the current scheduler and returns the previous one, for callers that set it once
-    /// around a batch of actions (the loop engine). Pair every call with a restoring call.
-    package static func exchange(_ scheduler: (any Scheduler)?) -> (any Scheduler)? {
-        let slot = self.slot
-        let previous = slot.scheduler
-        slot.scheduler = scheduler
-        return previous
-    }
-
     /// Runs `body` with `scheduler` as current and restores the previous value afterwards.
     package static func withCurrent<Result, Failure: Error>(
         _ scheduler: any Scheduler,
