@@ -191,21 +191,16 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: action))
     }
 
-    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``. A sub-millisecond interval
-    /// stays periodic; ticks never run back to back to catch up.
+    /// See ``DateScheduler/schedule(_:_:)``: a wall-clock start follows the wall clock (stepped
+    /// clocks included), the grid after it the monotonic clock. A sub-millisecond interval stays
+    /// periodic; ticks never run back to back to catch up.
     @discardableResult
-    public func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(after:repeatingEvery:leeway:)")
-        return periodic(after: delay, interval: interval, leeway: leeway) { _ in action() }
+    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        core.scheduleTimer(periodicTimer(schedule) { _ in action() })
     }
 
-    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, and tells each tick how many grid points
-    /// were skipped just before it because the loop fell behind (0 when on time).
+    /// Like ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``, and tells each tick how
+    /// many grid points were skipped just before it because the loop fell behind (0 when on time).
     @discardableResult
     public func schedule(
         after delay: Duration,
@@ -213,51 +208,26 @@ public final class LoopScheduler: DateScheduler {
         leeway: Duration = .zero,
         countingMissedTicks action: @escaping @Sendable (_ missedTicks: Int) -> Void
     ) -> any Disposable {
-        BadInput.checkPeriod(
-            interval,
-            leeway: leeway,
-            method: "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)"
-        )
-        return periodic(after: delay, interval: interval, leeway: leeway, action)
+        let method = "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)"
+        let schedule = PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method)
+        return core.scheduleTimer(periodicTimer(schedule, action))
     }
 
-    private func periodic(
-        after delay: Duration,
-        interval: Duration,
-        leeway: Duration,
-        _ tick: @escaping @Sendable (Int) -> Void
-    ) -> any Disposable {
-        let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
-        let entry = PeriodicLoopTimer(
+    /// The entry of a periodic timer, its first deadline read from the right clock now.
+    func periodicTimer(_ schedule: PeriodicSchedule, _ tick: @escaping @Sendable (Int) -> Void) -> PeriodicLoopTimer {
+        let (deadline, isWall) =
+            switch schedule.start {
+            case .after(let delay): (LoopTimerStore.deadline(after: delay, now: core.monotonicNow()), false)
+            case .at(let date): (Nanoseconds.sinceEpoch(date), true)
+            }
+        return PeriodicLoopTimer(
             core: core,
             deadline: deadline,
-            isWall: false,
-            interval: Nanoseconds.of(interval),
-            leeway: Nanoseconds.of(leeway),
+            isWall: isWall,
+            interval: schedule.intervalNanoseconds,
+            leeway: schedule.leewayNanoseconds,
             tick: tick
         )
-        return core.scheduleTimer(entry)
-    }
-
-    /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``: the first tick follows the wall
-    /// clock, the grid after it the monotonic clock.
-    @discardableResult
-    public func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkDate(date, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
-        BadInput.checkPeriod(interval, leeway: leeway, method: "LoopScheduler.schedule(at:repeatingEvery:leeway:)")
-        let entry = PeriodicLoopTimer(
-            core: core,
-            deadline: Nanoseconds.sinceEpoch(date),
-            isWall: true,
-            interval: Nanoseconds.of(interval),
-            leeway: Nanoseconds.of(leeway)
-        ) { _ in action() }
-        return core.scheduleTimer(entry)
     }
 
     /// Shuts the loop down. Idempotent; callable from any thread, the loop thread included.

@@ -53,6 +53,28 @@ public protocol DateScheduler: Scheduler {
     @discardableResult
     func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable
 
+    /// Schedules `action` on a fixed-rate periodic timer: first at `schedule.start`, then every
+    /// `schedule.interval` (see ``PeriodicSchedule``). Disposing (also from inside a tick) stops all
+    /// future ticks; a tick already running on another thread finishes.
+    ///
+    /// The requirement behind ``schedule(after:repeatingEvery:leeway:_:)`` and
+    /// ``schedule(at:repeatingEvery:leeway:_:)``, which check their arguments once (the schedule
+    /// arrives checked) and call it.
+    @discardableResult
+    func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable
+
+    // Closure-free timers for the async layer; defaults in SchedulerTimerHandler.swift.
+    /// Calls `handler.timerFired()` once, no earlier than `start`, up to `leeway` late. See
+    /// ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule<Handler: SchedulerTimerHandler>(_ start: TimerStart, leeway: Duration, handler: Handler) -> any Disposable
+
+    /// Calls `handler.timerFired()` for each tick of a periodic timer. See ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule<Handler: SchedulerTimerHandler>(_ schedule: PeriodicSchedule, handler: Handler) -> any Disposable
+}
+
+extension DateScheduler {
     /// Schedules `action` to run first after `delay`, then every `interval` on a fixed-rate grid.
     ///
     /// Tick k is due at `start + k·interval`; a tick may start up to `leeway` late so wake-ups can
@@ -60,64 +82,32 @@ public protocol DateScheduler: Scheduler {
     /// the next is due at the next grid point. Disposing (also from inside a tick) stops all
     /// future ticks. A non-positive `interval` or a negative `leeway` stops the program.
     @discardableResult
-    func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable
-
-    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
-    /// `date`; later ticks follow the monotonic grid from that first tick.
-    @discardableResult
-    func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable
-
-    // Closure-free timers for the async layer; defaults in SchedulerTimerHandler.swift.
-    /// See ``SchedulerTimerHandler``.
-    @discardableResult
-    func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable
-
-    /// See ``SchedulerTimerHandler``.
-    @discardableResult
-    func schedule<Handler: SchedulerTimerHandler>(at date: Date, leeway: Duration, handler: Handler) -> any Disposable
-
-    /// See ``SchedulerTimerHandler``.
-    @discardableResult
-    func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable
-}
-
-extension DateScheduler {
-    /// Schedules a periodic action with no leeway.
-    @discardableResult
     public func schedule(
         after delay: Duration,
         repeatingEvery interval: Duration,
+        leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        schedule(after: delay, repeatingEvery: interval, leeway: .zero, action)
+        let method = "schedule(after:repeatingEvery:leeway:)"
+        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: name(method)), action)
     }
 
-    /// Schedules a periodic action starting at a wall-clock date, with no leeway.
+    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
+    /// `date`; later ticks follow the monotonic grid from that first tick. A non-finite `date`
+    /// stops the program too.
     @discardableResult
     public func schedule(
         at date: Date,
         repeatingEvery interval: Duration,
+        leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        schedule(at: date, repeatingEvery: interval, leeway: .zero, action)
+        let method = "schedule(at:repeatingEvery:leeway:)"
+        return schedule(PeriodicSchedule(.at(date), interval: interval, leeway: leeway, method: name(method)), action)
+    }
+
+    /// `TypeName.method`, for the bad-input messages.
+    package func name(_ method: String) -> String {
+        "\(BadInput.typeName(self)).\(method)"
     }
 }

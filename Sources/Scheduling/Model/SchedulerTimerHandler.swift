@@ -30,10 +30,6 @@ extension DateScheduler {
     /// Calls `handler.timerFired()` no earlier than `delay` after this call, by the scheduler's
     /// monotonic clock (rule 4.4), and up to `leeway` late.
     ///
-    /// The default implementation is ``schedule(after:_:)`` with a closure around the handler
-    /// (which ignores `leeway`: firing at the deadline is within it); a scheduler that can shut
-    /// down overrides it so that a pending timer reports ``SchedulerTimerHandler/timerCancelledByScheduler()``.
-    ///
     /// - Returns: a disposable; disposing it before the timer fired guarantees `timerFired()` is
     ///   never called, and releases the scheduler's reference to `handler` at once.
     /// - Note: `dispose()` racing the deadline on another thread: the only promise is that a timer
@@ -45,13 +41,12 @@ extension DateScheduler {
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        schedule(after: delay) { handler.timerFired() }
+        BadInput.checkLeeway(leeway, method: name("schedule(after:leeway:handler:)"))
+        return schedule(.after(delay), leeway: leeway, handler: handler)
     }
 
     /// Calls `handler.timerFired()` no earlier than the wall clock reaching `date` (rule 4.4), up
     /// to `leeway` late. A past date fires as soon as possible; a non-finite one stops the program.
-    ///
-    /// The default implementation is ``schedule(at:_:)`` with a closure around the handler.
     ///
     /// - Note: the same dispose-versus-fire race as ``schedule(after:leeway:handler:)``.
     @discardableResult
@@ -60,17 +55,16 @@ extension DateScheduler {
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        schedule(at: date) { handler.timerFired() }
+        BadInput.checkDate(date, method: name("schedule(at:leeway:handler:)"))
+        BadInput.checkLeeway(leeway, method: name("schedule(at:leeway:handler:)"))
+        return schedule(.at(date), leeway: leeway, handler: handler)
     }
 
     /// Calls `handler.timerFired()` for each tick of a fixed-rate periodic timer: first after
     /// `delay`, then every `interval` (rule 4.5: missed ticks are skipped, never run back to back).
-    /// A non-positive `interval` or a negative `leeway` stops the program.
-    ///
-    /// The default implementation is ``schedule(after:repeatingEvery:leeway:_:)`` with a closure
-    /// around the handler; a scheduler that can shut down overrides it so that a periodic timer it
-    /// disposes reports ``SchedulerTimerHandler/timerCancelledByScheduler()`` (which is how
-    /// ``SchedulerTicks`` ends when its scheduler shuts down).
+    /// A non-positive `interval` or a negative `leeway` stops the program. A scheduler that shuts
+    /// down and disposes the timer reports ``SchedulerTimerHandler/timerCancelledByScheduler()``
+    /// (which is how ``SchedulerTicks`` ends when its scheduler shuts down).
     ///
     /// - Note: disposing (also from inside a tick) stops all future ticks; a tick already running
     ///   on another thread finishes.
@@ -81,6 +75,31 @@ extension DateScheduler {
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        schedule(after: delay, repeatingEvery: interval, leeway: leeway) { handler.timerFired() }
+        let method = name("schedule(after:repeatingEvery:leeway:handler:)")
+        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method), handler: handler)
+    }
+
+    /// The default for schedulers that never shut down: a closure timer around the handler, which
+    /// fires at the deadline (within any leeway).
+    @discardableResult
+    public func schedule<Handler: SchedulerTimerHandler>(
+        _ start: TimerStart,
+        leeway: Duration,
+        handler: Handler
+    ) -> any Disposable {
+        switch start {
+        case .after(let delay): schedule(after: delay) { handler.timerFired() }
+        case .at(let date): schedule(at: date) { handler.timerFired() }
+        }
+    }
+
+    /// The default for schedulers that never shut down: a closure periodic timer around the
+    /// handler.
+    @discardableResult
+    public func schedule<Handler: SchedulerTimerHandler>(
+        _ schedule: PeriodicSchedule,
+        handler: Handler
+    ) -> any Disposable {
+        self.schedule(schedule) { handler.timerFired() }
     }
 }

@@ -44,53 +44,37 @@ extension DispatchQueueScheduler {
         return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: self, action)
     }
 
-    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``.
+    /// See ``DateScheduler/schedule(_:_:)``.
     ///
     /// The timer is one entry of the scheduler's heap, re-inserted after each tick at the next grid
     /// point, so its ticks never overlap each other (also on a concurrent queue, where they may
     /// overlap other actions), and a tick due with a one-shot timer of the same deadline starts in
     /// scheduling order. `leeway` only lets a tick's wake-up merge with another one that falls
-    /// within it; a timer alone wakes at its deadline.
+    /// within it; a timer alone wakes at its deadline. A wall-clock start follows the wall clock;
+    /// later ticks follow the monotonic grid from it, and a past date keeps its grid: the first
+    /// tick runs at once, the next at the first grid point of the date after it.
     @discardableResult
-    public func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkPeriod(interval, leeway: leeway, method: "\(Self.typeName).schedule(after:repeatingEvery:leeway:)")
-        return timers.schedulePeriodic(
-            deadline: Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay)),
-            wall: false,
-            interval: Nanoseconds.of(interval),
-            leeway: Nanoseconds.of(leeway),
-            owner: self,
-            action
-        )
-    }
-
-    /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``. The first tick follows the wall
-    /// clock; later ticks follow the monotonic grid from it. A past `date` keeps its grid: the
-    /// first tick runs at once, the next at the first grid point of `date` after it.
-    @discardableResult
-    public func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkDate(date, method: "\(Self.typeName).schedule(at:repeatingEvery:leeway:)")
-        BadInput.checkPeriod(interval, leeway: leeway, method: "\(Self.typeName).schedule(at:repeatingEvery:leeway:)")
-        let interval = Nanoseconds.of(interval)
-        return timers.schedulePeriodic(
-            deadline: PeriodicGrid.latestPoint(
+    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        let interval = schedule.intervalNanoseconds
+        let deadline: Int64
+        let wall: Bool
+        switch schedule.start {
+        case .after(let delay):
+            deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
+            wall = false
+        case .at(let date):
+            deadline = PeriodicGrid.latestPoint(
                 origin: Nanoseconds.sinceEpoch(date),
                 interval: interval,
                 notAfter: Nanoseconds.wallNow()
-            ),
-            wall: true,
+            )
+            wall = true
+        }
+        return timers.schedulePeriodic(
+            deadline: deadline,
+            wall: wall,
             interval: interval,
-            leeway: Nanoseconds.of(leeway),
+            leeway: schedule.leewayNanoseconds,
             owner: self,
             action
         )

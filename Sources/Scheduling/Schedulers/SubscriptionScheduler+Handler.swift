@@ -1,5 +1,3 @@
-import Foundation
-
 /// Handler timers go where the subscription scheduler's closure timers go (the current date
 /// scheduler, or its background one), as handler timers, so a loop's shutdown still reaches them.
 extension SubscriptionScheduler {
@@ -7,36 +5,19 @@ extension SubscriptionScheduler {
         (Schedulers.current as? any DateScheduler) ?? background
     }
 
-    /// See ``DateScheduler/schedule(after:leeway:handler:)``.
+    /// See ``DateScheduler/schedule(_:leeway:handler:)``.
     @discardableResult
     public func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
+        _ start: TimerStart,
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        handlerTarget.schedule(after: delay, leeway: leeway, handler: handler)
+        handlerTarget.schedule(start, leeway: leeway, handler: handler)
     }
 
-    /// See ``DateScheduler/schedule(at:leeway:handler:)``.
+    /// See ``DateScheduler/schedule(_:handler:)``.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(at date: Date, leeway: Duration, handler: Handler) -> any Disposable {
-        BadInput.checkDate(date, method: "SubscriptionScheduler.schedule(at:leeway:handler:)")
-        return handlerTarget.schedule(at: date, leeway: leeway, handler: handler)
-    }
-
-    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:handler:)``.
-    @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
-        BadInput.checkPeriod(
-            interval,
-            leeway: leeway,
-            method: "SubscriptionScheduler.schedule(after:repeatingEvery:leeway:handler:)"
-        )
-        return handlerTarget.schedule(after: delay, repeatingEvery: interval, leeway: leeway, handler: handler)
+    public func schedule<Handler: SchedulerTimerHandler>(_ schedule: PeriodicSchedule, handler: Handler) -> any Disposable {
+        handlerTarget.schedule(schedule, handler: handler)
     }
 }

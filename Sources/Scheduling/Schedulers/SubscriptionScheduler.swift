@@ -47,34 +47,7 @@ public final class SubscriptionScheduler: DateScheduler {
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
-    public func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkPeriod(
-            interval,
-            leeway: leeway,
-            method: "SubscriptionScheduler.schedule(after:repeatingEvery:leeway:)"
-        )
-        return target.schedule(after: delay, repeatingEvery: interval, leeway: leeway, action)
-    }
-
-    /// Schedules on the current date scheduler, or on ``background``.
-    @discardableResult
-    public func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkDate(date, method: "SubscriptionScheduler.schedule(at:repeatingEvery:leeway:)")
-        BadInput.checkPeriod(
-            interval,
-            leeway: leeway,
-            method: "SubscriptionScheduler.schedule(at:repeatingEvery:leeway:)"
-        )
-        return target.schedule(at: date, repeatingEvery: interval, leeway: leeway, action)
+    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        target.schedule(schedule, action)
     }
 }

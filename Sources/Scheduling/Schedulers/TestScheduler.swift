@@ -65,34 +65,16 @@ public final class TestScheduler: DateScheduler {
         return core.insert(dueAt: Nanoseconds.sinceEpoch(date), interval: 0, action)
     }
 
-    /// Schedules a periodic action on virtual time. `leeway` is accepted and ignored: virtual
-    /// time is never late.
+    /// Schedules a periodic action on virtual time (see ``DateScheduler/schedule(_:_:)``). The
+    /// leeway is accepted and ignored: virtual time is never late.
     @discardableResult
-    public func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(after:repeatingEvery:leeway:)")
-        return core.insert(dueIn: Nanoseconds.delay(delay), interval: Nanoseconds.of(interval), action)
-    }
-
-    /// Schedules a periodic action whose first tick is at virtual time `date`.
-    @discardableResult
-    public func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        BadInput.checkDate(date, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
-        BadInput.checkPeriod(interval, leeway: leeway, method: "TestScheduler.schedule(at:repeatingEvery:leeway:)")
-        return core.insert(
-            dueAt: Nanoseconds.sinceEpoch(date),
-            interval: Nanoseconds.of(interval),
-            action
-        )
+    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        switch schedule.start {
+        case .after(let delay):
+            core.insert(dueIn: Nanoseconds.delay(delay), interval: schedule.intervalNanoseconds, action)
+        case .at(let date):
+            core.insert(dueAt: Nanoseconds.sinceEpoch(date), interval: schedule.intervalNanoseconds, action)
+        }
     }
 
     /// Moves virtual time forward by `duration` (a negative one counts as zero), running every
