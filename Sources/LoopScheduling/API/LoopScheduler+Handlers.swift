@@ -15,11 +15,7 @@ extension LoopScheduler {
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        let (deadline, isWall) =
-            switch start {
-            case .after(let delay): (LoopTimerStore.deadline(after: delay, now: core.monotonicNow()), false)
-            case .at(let date): (Nanoseconds.sinceEpoch(date), true)
-            }
+        let (deadline, isWall) = firstDeadline(start)
         let timer = HandlerLoopTimer(
             core: core,
             deadline: deadline,

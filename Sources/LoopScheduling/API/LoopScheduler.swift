@@ -213,13 +213,18 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(periodicTimer(schedule, action))
     }
 
+    /// A timer's first deadline, read from its clock now: monotonic nanoseconds, or wall-clock
+    /// nanoseconds since 1970 (then `isWall`).
+    func firstDeadline(_ start: TimerStart) -> (deadline: Int64, isWall: Bool) {
+        switch start {
+        case .after(let delay): (LoopTimerStore.deadline(after: delay, now: core.monotonicNow()), false)
+        case .at(let date): (Nanoseconds.sinceEpoch(date), true)
+        }
+    }
+
     /// The entry of a periodic timer, its first deadline read from the right clock now.
     func periodicTimer(_ schedule: PeriodicSchedule, _ tick: @escaping @Sendable (Int) -> Void) -> PeriodicLoopTimer {
-        let (deadline, isWall) =
-            switch schedule.start {
-            case .after(let delay): (LoopTimerStore.deadline(after: delay, now: core.monotonicNow()), false)
-            case .at(let date): (Nanoseconds.sinceEpoch(date), true)
-            }
+        let (deadline, isWall) = firstDeadline(schedule.start)
         return PeriodicLoopTimer(
             core: core,
             deadline: deadline,
