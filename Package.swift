@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingCombineTests",
             dependencies: [
-                "SchedulingCombine", "Scheduling", "LoopScheduling",
+                "SchedulingCombine", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strictSettings
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingServiceLifecycleTests",
             dependencies: [
-                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling",
+                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "LoopSchedulingMetricsTests",
             dependencies: [
-                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling",
+                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

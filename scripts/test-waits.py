@@ -87,6 +87,7 @@ class Func:
         self.name, self.path, self.line = name, path, line
         self.is_test, self.is_async = is_test, is_async
         self.lines = []  # (line number, cleaned text) run on the function's own thread
+        self.marked = False  # `// test-waits: blocks` above it: blocking by design
 
 
 def parse(path):
@@ -95,9 +96,12 @@ def parse(path):
     stack = []  # frames: ("func", Func) | ("off", None) | ("plain", None)
     pending = None  # [name, line, is_test, signature]
     saw_test = False
+    marked = False
     with open(path, encoding="utf-8") as handle:
         for number, raw in enumerate(handle, 1):
             text = clean(raw.rstrip("\n"), state)
+            if "test-waits: blocks" in raw:
+                marked = True
             if "@Test" in text:
                 saw_test = True
             match = FUNC.search(text)
@@ -120,6 +124,7 @@ def parse(path):
                     if pending is not None:
                         pending[3] += before
                         func = Func(pending[0], path, pending[1], pending[2], "async" in pending[3].split("->")[0])
+                        func.marked, marked = marked, False
                         funcs.append(func)
                         stack.append(("func", func))
                         pending = None
@@ -177,7 +182,7 @@ def main():
         known = {(p, w, a) for p, w, a in patterns}
         new = []
         for func in blocking:
-            if func.is_test:
+            if func.is_test or func.marked:
                 continue
             entry = (rf"(?<![\w]){re.escape(func.name)}\(", scope(func.path), func.is_async)
             if entry not in known:
@@ -189,6 +194,7 @@ def main():
     tests = [func for func in funcs if func.is_test]
     sync_blocking = [func for func in tests if func in blocking and not func.is_async]
     async_blocking = [func for func in funcs if func in blocking and func.is_async]
+    marked = [func for func in funcs if func.marked]
     calls = 0
     state = {"multiline": False}
     for path in files:
@@ -199,6 +205,7 @@ def main():
     print(f"synchronous @Test functions that block: {len(sync_blocking)}")
     print(f"async @Test functions that block: {sum(1 for func in async_blocking if func.is_test)}")
     print(f"async helpers that block: {sum(1 for func in async_blocking if not func.is_test)}")
+    print(f"helpers marked blocking by design: {len(marked)}")
     print(f"semaphores made and sleep/usleep/Thread.sleep calls in {root}/: {calls}")
     if "--verbose" in sys.argv:
         for func in sync_blocking + async_blocking:

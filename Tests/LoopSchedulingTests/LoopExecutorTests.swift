@@ -66,11 +66,11 @@ struct LoopExecutorTests {
         loop.schedule { order.withLock { $0.append("task 1") } }
         let job = Task { await bound.log("job", into: order) }
         // The job is queued once the task reached the actor's executor: wait for that, not a sleep.
-        #expect(await eventuallyAsync { loop.core.remote.count == 2 })
+        #expect(await eventually { loop.core.remote.count == 2 })
         loop.schedule { order.withLock { $0.append("task 2") } }
         gate.signal()
         await job.value
-        #expect(await eventuallyAsync { order.withLock { $0.count } == 3 })
+        #expect(await eventually { order.withLock { $0.count } == 3 })
         #expect(order.withLock { $0 } == ["task 1", "job", "task 2"])
         await loop.shutdown()
     }
