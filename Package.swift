@@ -81,7 +81,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SchedulingTests",
-            dependencies: ["Scheduling", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            dependencies: [
+                "Scheduling", "LoopSchedulingTestSupport",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

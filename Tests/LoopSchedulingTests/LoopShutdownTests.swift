@@ -210,13 +210,17 @@ struct LoopMetricsDelegateTests {
         #expect(await eventually { fired.load(ordering: .relaxed) == 5 })
         // Let one more iteration end after the last fire, then stop.
         #expect(await eventually { delegate.infos.withLock { $0.reduce(0) { $0 + $1.timersFired } } == 5 })
+        // With nothing left the loop blocks until woken: the iteration this task ends was asleep,
+        // whatever the load (the timers above may all have found the loop late).
+        loop.schedule {}
+        #expect(await eventually { delegate.infos.withLock { $0.reduce(0) { $0 + $1.tasksRun } } == 11 })
         await loop.shutdown()
         let infos = delegate.infos.withLock { $0 }
         #expect(infos.allSatisfy { $0.loopName == "metrics" })
-        #expect(infos.reduce(0) { $0 + $1.tasksRun } == 10)
+        #expect(infos.reduce(0) { $0 + $1.tasksRun } == 11)
         #expect(infos.reduce(0) { $0 + $1.disposedBeforeRun } == 1)
         #expect(zip(infos, infos.dropFirst()).allSatisfy { $1.end >= $0.end && $1.duration == $1.end - $0.end })
-        #expect(infos.contains { ($0.sleepTime ?? .zero) > .zero }, "the loop slept between the timers but no sleep was reported")
+        #expect(infos.contains { ($0.sleepTime ?? .zero) > .zero }, "the loop slept while idle but no sleep was reported")
         #expect(infos.allSatisfy { $0.maxLateness <= $0.totalLateness || $0.timersFired <= 1 })
         #expect(delegate.offLoopCalls.load(ordering: .relaxed) == 0, "the delegate ran with a current scheduler")
     }

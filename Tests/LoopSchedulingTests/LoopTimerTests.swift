@@ -72,27 +72,34 @@ struct LoopTimerTests {
 
     @Test("An overdue periodic timer does not burst and reports the ticks it skipped")
     func overdueReportsMissedTicks() async throws {
-        let loop = try LoopScheduler(name: "missed")
+        // On a clock the test steps, so "late" is exact: the loop sees only the readings it is given.
+        let clock = SteppableClock()
+        let origin = Nanoseconds.monotonicNow()
+        clock.freezeMonotonic(at: origin)
+        let loop = try LoopScheduler(name: "missed", clock: clock)
         await shuttingDown(loop) {
-            let ticks = LockedValue<[(at: Int64, missed: Int)]>([])
-            let disposable = loop.schedule(after: .zero, repeatingEvery: .milliseconds(10), leeway: .zero) { missed in
-                let count = ticks.withLock {
-                    $0.append((Nanoseconds.monotonicNow(), missed))
-                    return $0.count
-                }
-                if count == 2 { busyWait(55_000_000) }  // miss about five grid points
+            let missed = LockedValue<[Int]>([])
+            let disposable = loop.schedule(after: .zero, repeatingEvery: .milliseconds(10), leeway: .zero) { count in
+                missed.withLock { $0.append(count) }
             }
-            #expect(await eventually { ticks.withLock { $0.count } >= 5 })
+            /// Sets the clock, wakes the loop to read it, and waits until `ticks` ticks ran in all.
+            func step(to milliseconds: Int64, expecting ticks: Int) async {
+                clock.freezeMonotonic(at: origin + milliseconds * 1_000_000)
+                loop.schedule {}
+                #expect(await eventually { missed.withLock { $0.count } >= ticks }, "at \(milliseconds) ms")
+                _ = await onLoop(loop) { 0 }  // a burst would have run by the end of this round trip
+                #expect(missed.withLock { $0.count } == ticks, "at \(milliseconds) ms: a burst of catch-up ticks")
+            }
+            await step(to: 0, expecting: 1)
+            await step(to: 10, expecting: 2)
+            // 55 ms late for grid point 2 (20 ms): the overdue tick runs once, no catch-up burst.
+            await step(to: 75, expecting: 3)
+            // The next tick is for the first grid point after that, 80 ms, and reports the points
+            // that got no tick of their own: 30 to 70 ms.
+            await step(to: 80, expecting: 4)
+            await step(to: 90, expecting: 5)
             disposable.dispose()
-            let recorded = ticks.withLock { $0 }
-            #expect(recorded[0].missed == 0 && recorded[1].missed == 0)
-            // A 55 ms stall on a 10 ms grid skips at least four grid points, and never more than the
-            // intervals that actually elapsed between the two ticks (however late the stalled tick was).
-            let elapsedIntervals = Int((recorded[2].at - recorded[1].at) / 10_000_000)
-            #expect(recorded[2].missed >= 4, "after a 55 ms stall: \(recorded[2].missed) missed")
-            #expect(recorded[2].missed <= elapsedIntervals, "\(recorded[2].missed) missed in \(elapsedIntervals) intervals")
-            #expect(recorded[2].at - recorded[1].at >= 55_000_000)
-            #expect(recorded[3].at - recorded[2].at >= 5_000_000, "the tick after the catch-up ran back to back")
+            #expect(missed.withLock { $0 } == [0, 0, 0, 5, 0])
         }
     }
 
@@ -130,8 +137,7 @@ struct LoopTimerTests {
             _ = await onLoop(loop) { 0 }
             #expect(await eventually { loop.statistics.timersPending == 3 })
             let before = loop.statistics.loopIterations
-            let quiet = DispatchSemaphore(value: 0)
-            _ = quiet.wait(timeout: .now() + .milliseconds(300))  // an idle loop does not iterate
+            try? await Task.sleep(for: .milliseconds(300))  // an idle loop does not iterate
             let after = loop.statistics.loopIterations
             #expect(after - before <= 2, "the loop iterated \(after - before) times in 300 ms with only huge timers")
             for disposable in disposables { disposable.dispose() }
@@ -146,14 +152,22 @@ struct LoopTimerTests {
         let loop = try LoopScheduler(name: "wall", clock: clock)
         try await shuttingDown(loop) {
             let firedAt = LockedValue<Int64?>(nil)
+            let firedIn = LockedValue<Int?>(nil)
             let due = Date(timeIntervalSince1970: Double(clock.wallNow()) / 1e9 + 3600)
-            loop.schedule(at: due) { firedAt.withLock { $0 = clock.wallNow() } }
+            loop.schedule(at: due) {
+                firedAt.withLock { $0 = clock.wallNow() }
+                firedIn.withLock { $0 = loop.core.confined.stats.loopIterations }
+            }
             _ = await onLoop(loop) { 0 }
             clock.stepWall(by: 3600 * 1_000_000_000)
-            let stepped = Nanoseconds.monotonicNow()
+            // Iterations ended so far (published at each iteration's end: one may be under way).
+            let before = loop.statistics.loopIterations
             loop.wallClockDidChange()
-            #expect(await eventually(timeout: .seconds(5)) { firedAt.withLock { $0 } != nil })
-            #expect(Nanoseconds.monotonicNow() - stepped < 1_000_000_000, "fired late after the step")
+            #expect(await eventually { firedAt.withLock { $0 } != nil })
+            // On time: in the iterations the notice wakes (the loop's own count, not this machine's
+            // speed), not at the next periodic re-check of the wall clock.
+            let iterations = try #require(firedIn.withLock { $0 }) - before
+            #expect(iterations <= 3, "fired \(iterations) loop iterations after the step was announced")
             let wall = try #require(firedAt.withLock { $0 })
             #expect(wall >= Nanoseconds.sinceEpoch(due))
         }
@@ -197,19 +211,29 @@ struct LoopTimerTests {
         [Duration.milliseconds(50), .seconds(Int64.max) * 2]
     )
     func leewayNeverPostpones(driver: TimerDriverKind, leeway: Duration) async throws {
-        let loop = try LoopScheduler(name: "coalesce", clock: SystemClock(), driver: driver)
+        // On a clock the test steps: the loop arms its wake-up for each tick's grid point (a
+        // postponing leeway would arm it up to 50 ms later, a saturated one never), and each step
+        // onto the next grid point brings exactly one tick.
+        let clock = SteppableClock()
+        let origin = Nanoseconds.monotonicNow()
+        clock.freezeMonotonic(at: origin)
+        let loop = try LoopScheduler(name: "coalesce", clock: clock, driver: driver)
         await shuttingDown(loop) {
             let ticks = Atomic<Int>(0)
-            let start = Nanoseconds.monotonicNow()
             let ticker = loop.schedule(after: .milliseconds(10), repeatingEvery: .milliseconds(10), leeway: leeway) {
                 ticks.add(1, ordering: .relaxed)
             }
             defer { ticker.dispose() }
-            // 40 ticks take 0.4 s on the grid; postponed by a 50 ms leeway they would take 2 s, and a
-            // saturated leeway would never tick at all.
-            #expect(await eventually(timeout: .seconds(10)) { ticks.load(ordering: .relaxed) >= 40 })
-            let elapsed = Nanoseconds.monotonicNow() - start
-            #expect(elapsed < 1_500_000_000, "40 ticks of a 10 ms timer took \(elapsed / 1_000_000) ms")
+            for tick in 1...5 {
+                let gridPoint = origin + Int64(tick) * 10_000_000
+                // The iteration that filed the timer or ran the last tick armed the next wake-up.
+                #expect(await eventually { await onLoop(loop) { loop.core.confined.timers.armedDeadline } == gridPoint },
+                        "tick \(tick): the wake-up is not armed for its grid point")
+                #expect(ticks.load(ordering: .relaxed) == tick - 1, "a tick ran before the clock reached its grid point")
+                clock.freezeMonotonic(at: gridPoint)
+                loop.schedule {}  // the stepped clock is read when the loop next wakes
+                #expect(await eventually { ticks.load(ordering: .relaxed) == tick }, "tick \(tick) did not run on its grid point")
+            }
         }
     }
 }
