@@ -2,6 +2,7 @@
 #   make run    loopsched's benchmark on the default workloads (release build)
 #   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
 #               concurrency suites again under the thread and the address sanitizer
+#   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
 # and one more:
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
@@ -11,7 +12,7 @@ STRICT := -Xswiftc -warnings-as-errors
 # Suites that exercise threads: run again under the sanitizers.
 CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 
-.PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench example clean
+.PHONY: all deps build test test-unit test-tsan test-asan test-stress crosscheck run bench example clean
 
 all: build
 
@@ -25,6 +26,11 @@ test: test-unit crosscheck test-tsan test-asan
 
 test-unit: deps
 	$(SWIFT) test $(STRICT)
+
+# K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
+# prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
+test-stress: deps
+	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" ./scripts/test-stress.sh
 
 crosscheck: deps
 	$(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200

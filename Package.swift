@@ -82,7 +82,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SchedulingTests",
-            dependencies: ["Scheduling", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            dependencies: [
+                "Scheduling", "LoopSchedulingTestSupport",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -101,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingCombineTests",
             dependencies: [
-                "SchedulingCombine", "Scheduling", "LoopScheduling",
+                "SchedulingCombine", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strictSettings
@@ -109,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingServiceLifecycleTests",
             dependencies: [
-                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling",
+                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -118,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "LoopSchedulingMetricsTests",
             dependencies: [
-                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling",
+                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

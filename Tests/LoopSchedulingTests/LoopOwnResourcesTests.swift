@@ -1,13 +1,13 @@
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Testing
+
+@testable import LoopScheduling
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import LoopScheduling
-import LoopSchedulingTestSupport
 
 /// A scheduler touches only what it made (issue 14): no Dispatch queue until a job falls back, and
 /// an adopted loop that knows its thread from `init(adopting:)` on.
@@ -29,15 +29,18 @@ struct LoopOwnResourcesTests {
 
     @Test("An adopted loop run on a thread other than the one that adopted it stops the program, naming the rule")
     func adoptedOnAnotherThread() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            guard let raw = HostUVLoop.make() else { fatalError("uv_loop_init failed") }
-            let address = Int(bitPattern: raw)
-            // Adopted here, run below by another thread.
-            let scheduler = try! LoopScheduler(adopting: raw)
-            scheduler.schedule {}
-            let host = Thread { HostUVLoop.run(UnsafeMutableRawPointer(bitPattern: address)!) }
-            host.start()
-            Glibc.sleep(60)  // the loop's first callback stops the process first
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog(seconds: 60)
+                guard let raw = HostUVLoop.make() else { fatalError("uv_loop_init failed") }
+                let address = Int(bitPattern: raw)
+                // Adopted here, run below by another thread.
+                let scheduler = try! LoopScheduler(adopting: raw)
+                scheduler.schedule {}
+                let host = Thread { HostUVLoop.run(UnsafeMutableRawPointer(bitPattern: address)!) }
+                host.start()
+                Glibc.sleep(60)  // the loop's first callback stops the process first
+            }
         }
         if let result {
             let output = String(decoding: result.standardErrorContent, as: UTF8.self)

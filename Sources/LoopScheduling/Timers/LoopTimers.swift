@@ -22,6 +22,8 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
     }
 
     var count: Int { state.count }
+    /// The monotonic time the driver is armed for: for the tests.
+    var armedDeadline: Int64? { state.armedDeadline }
     /// Slots the store holds allocated: for the memory tests.
     var slotCapacity: Int { state.slotCapacity }
 
