@@ -91,21 +91,6 @@ struct LoopExecutorTests {
         await loop.shutdown()
     }
 
-    @Test("checkIsolated off the loop stops the program naming the loop")
-    func checkIsolatedCrash() async {
-        let result = await ExitTests.serially {
-            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                startWatchdog()
-                let loop = try! LoopScheduler(name: "elsewhere")
-                loop.checkIsolated()
-            }
-        }
-        if let result {
-            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(output.contains("LoopScheduler.checkIsolated(): not running on the loop 'elsewhere'"), "\(output)")
-        }
-    }
-
     @Test("No task is stranded: jobs after the loop closed run on the fallback queue, in order, with no current scheduler")
     func noTaskStranded() async throws {
         let loop = try LoopScheduler(name: "stranded")

@@ -27,27 +27,4 @@ struct LoopOwnResourcesTests {
         #expect(loop.core.fallback.hasQueue)
     }
 
-    @Test("An adopted loop run on a thread other than the one that adopted it stops the program, naming the rule")
-    func adoptedOnAnotherThread() async {
-        let result = await ExitTests.serially {
-            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                startWatchdog(seconds: 60)
-                guard let raw = HostUVLoop.make() else { fatalError("uv_loop_init failed") }
-                let address = Int(bitPattern: raw)
-                // Adopted here, run below by another thread.
-                let scheduler = try! LoopScheduler(adopting: raw)
-                scheduler.schedule {}
-                let host = Thread { HostUVLoop.run(UnsafeMutableRawPointer(bitPattern: address)!) }
-                host.start()
-                Glibc.sleep(60)  // the loop's first callback stops the process first
-            }
-        }
-        if let result {
-            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(
-                output.contains("the loop runs on a thread other than the one that adopted it"),
-                "\(output.suffix(2000))"
-            )
-        }
-    }
 }

@@ -87,39 +87,6 @@ struct LoopShutdownTests {
         await loop.shutdown()  // idempotent
     }
 
-    @Test("Loop-confined state reached off the loop thread stops the program in debug builds")
-    func confinementIsChecked() async {
-        #if DEBUG
-        let result = await ExitTests.serially {
-            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                startWatchdog()
-                let loop = try! LoopScheduler(name: "confined")
-                _ = loop.core.timers.count
-            }
-        }
-        if let result {
-            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(output.contains("loop-confined state of 'confined' reached off its loop thread"), "\(output)")
-        }
-        #endif
-    }
-
-    @Test("An impossible lifecycle transition stops the program naming it")
-    func impossibleTransition() async {
-        let result = await ExitTests.serially {
-            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                startWatchdog()
-                let lifecycle = LoopLifecycle()
-                lifecycle.started()
-                lifecycle.beginClosing()  // closing without draining first
-            }
-        }
-        if let result {
-            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(output.contains("LoopLifecycle.beginClosing: impossible transition from open (expected draining)"), "\(output)")
-        }
-    }
-
     @Test("The lifecycle moves only forward, and shutdown is idempotent")
     func lifecycleTransitions() {
         let lifecycle = LoopLifecycle()

@@ -177,12 +177,15 @@ final class TicksState: SchedulerTimerHandler, Sendable {
 
     func timerFired() {
         // The latest grid point passed: when the scheduler skipped missed ticks, the one tick it
-        // runs stands for the latest of them, so the index shows the gap.
+        // runs stands for the latest of them, so the index shows the gap. Never more: after a late
+        // tick that already reported the next point, an on-time one reports nothing new rather than
+        // an index whose grid point has not come yet (the timer's grid starts a moment after this
+        // sequence's origin, so its tick k always finds at least k points passed).
         let passed = Int(PeriodicGrid.pointsPassed(since: origin, interval: period, now: scheduler.monotonicNanoseconds))
         let resume = locked.withLock { state -> (UnsafeContinuation<Int?, Never>, Int)? in
             guard !state.finished else { return nil }
-            state.produced = max(passed, state.produced + 1)
-            guard let waiter = state.waiter.take() else { return nil }
+            state.produced = max(passed, state.produced)
+            guard state.produced > state.delivered, let waiter = state.waiter.take() else { return nil }
             state.delivered = state.produced
             return (waiter, state.produced)
         }
