@@ -10,11 +10,7 @@ extension LoopScheduler {
     /// See ``DateScheduler/schedule(_:leeway:handler:)``. `leeway` lets the wake-up coalesce with
     /// another within it; a lone timer still fires at its deadline.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        _ start: TimerStart,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
         let (deadline, isWall) = firstDeadline(start)
         let timer = HandlerLoopTimer(
             core: core,
@@ -29,7 +25,7 @@ extension LoopScheduler {
     /// See ``DateScheduler/schedule(_:handler:)``. When the loop shuts down, the handler hears
     /// `timerCancelledByScheduler()` (how a tick sequence ends).
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(_ schedule: PeriodicSchedule, handler: Handler) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
         let timer = periodicTimer(schedule) { _ in handler.timerFired() }
         timer.onCancelledByScheduler = { handler.timerCancelledByScheduler() }
         return core.scheduleTimer(timer)

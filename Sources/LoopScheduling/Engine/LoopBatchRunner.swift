@@ -167,7 +167,8 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
             case .work(let entry): run(entry)
             case .taskJob(let job): runTaskJob(job)
             case .actorJob(let job): runActorJob(job)
-            case .cancelled: preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
+            case .cancelled:
+                preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
             }
         }
         core.recycler.recycle(&items)
@@ -226,7 +227,9 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
                 case .work(let entry) where entry.isTimer: core.timers.file(unsafeDowncast(entry, to: LoopTimer.self))
                 case .cancelled(let timer): core.timers.remove(timer)
                 case .work, .taskJob, .actorJob:
-                    preconditionFailure("LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop")
+                    preconditionFailure(
+                        "LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop"
+                    )
                 }
             }
             items.removeAll(keepingCapacity: items.capacity <= 65_536)

@@ -20,9 +20,8 @@ final class LoopReporter: LoopPart<LoopReporter.State> {
         var previousEnd: Int64?
         /// libuv's loop time (milliseconds) when the first callback after the poll ran.
         var wakeMillis: UInt64?
-        var tasksAtStart = 0
-        var firesAtStart = 0
-        var disposedAtStart = 0
+        /// The counts when the iteration began: the iteration's own are the difference.
+        var atStart = Counts()
         var maxLateness: Int64 = 0
         var totalLateness: Int64 = 0
     }
@@ -88,19 +87,14 @@ final class LoopReporter: LoopPart<LoopReporter.State> {
             end: .nanoseconds(now),
             duration: .nanoseconds(iteration.previousEnd.map { max(0, now - $0) } ?? 0),
             sleepTime: sleep,
-            tasksRun: counts.tasksRun - iteration.tasksAtStart,
-            timersFired: counts.timersFired - iteration.firesAtStart,
-            disposedBeforeRun: counts.disposedBeforeRun - iteration.disposedAtStart,
+            tasksRun: counts.tasksRun - iteration.atStart.tasksRun,
+            timersFired: counts.timersFired - iteration.atStart.timersFired,
+            disposedBeforeRun: counts.disposedBeforeRun - iteration.atStart.disposedBeforeRun,
             timersPending: timersPending,
             maxLateness: .nanoseconds(iteration.maxLateness),
             totalLateness: .nanoseconds(iteration.totalLateness)
         )
-        state.iteration = Iteration(
-            previousEnd: now,
-            tasksAtStart: counts.tasksRun,
-            firesAtStart: counts.timersFired,
-            disposedAtStart: counts.disposedBeforeRun
-        )
+        state.iteration = Iteration(previousEnd: now, atStart: counts)
         delegate.loopIterationDidEnd(info)
     }
 }

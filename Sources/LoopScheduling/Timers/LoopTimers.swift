@@ -79,7 +79,10 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
             case .arm(let nanoseconds): core.handles.arm(in: nanoseconds)
             }
             // With `flushBy`, the arming is at or before it (`nextWake`).
-            let promise = RemoteQueue.LoopPromise(armedDeadline: state.armedDeadline ?? .max, isFlushing: flushBy != nil)
+            let promise = RemoteQueue.LoopPromise(
+                armedDeadline: state.armedDeadline ?? .max,
+                isFlushing: flushBy != nil
+            )
             guard core.runner.fileDeferred(takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else { return }
             // Filing took time: arming from the old reading would fire late.
             now = core.monotonicNow()

@@ -67,11 +67,11 @@ public protocol DateScheduler: Scheduler {
     /// Calls `handler.timerFired()` once, no earlier than `start`, up to `leeway` late. See
     /// ``SchedulerTimerHandler``.
     @discardableResult
-    func schedule<Handler: SchedulerTimerHandler>(_ start: TimerStart, leeway: Duration, handler: Handler) -> any Disposable
+    func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable
 
     /// Calls `handler.timerFired()` for each tick of a periodic timer. See ``SchedulerTimerHandler``.
     @discardableResult
-    func schedule<Handler: SchedulerTimerHandler>(_ schedule: PeriodicSchedule, handler: Handler) -> any Disposable
+    func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable
 }
 
 extension DateScheduler {
@@ -88,8 +88,8 @@ extension DateScheduler {
         leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let method = "schedule(after:repeatingEvery:leeway:)"
-        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: name(method)), action)
+        let method = name("schedule(after:repeatingEvery:leeway:)")
+        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method), action)
     }
 
     /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
@@ -102,8 +102,8 @@ extension DateScheduler {
         leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let method = "schedule(at:repeatingEvery:leeway:)"
-        return schedule(PeriodicSchedule(.at(date), interval: interval, leeway: leeway, method: name(method)), action)
+        let method = name("schedule(at:repeatingEvery:leeway:)")
+        return schedule(PeriodicSchedule(.at(date), interval: interval, leeway: leeway, method: method), action)
     }
 
     /// `TypeName.method`, for the bad-input messages.

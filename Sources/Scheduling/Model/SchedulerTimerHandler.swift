@@ -36,10 +36,10 @@ extension DateScheduler {
     ///   that has not fired when `dispose()` returns never fires. A timer that already fired makes
     ///   `dispose()` a no-op.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
+    public func schedule(
         after delay: Duration,
         leeway: Duration,
-        handler: Handler
+        handler: some SchedulerTimerHandler
     ) -> any Disposable {
         BadInput.checkLeeway(leeway, method: name("schedule(after:leeway:handler:)"))
         return schedule(.after(delay), leeway: leeway, handler: handler)
@@ -50,11 +50,7 @@ extension DateScheduler {
     ///
     /// - Note: the same dispose-versus-fire race as ``schedule(after:leeway:handler:)``.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        at date: Date,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(at date: Date, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
         BadInput.checkDate(date, method: name("schedule(at:leeway:handler:)"))
         BadInput.checkLeeway(leeway, method: name("schedule(at:leeway:handler:)"))
         return schedule(.at(date), leeway: leeway, handler: handler)
@@ -76,17 +72,14 @@ extension DateScheduler {
         handler: Handler
     ) -> any Disposable {
         let method = name("schedule(after:repeatingEvery:leeway:handler:)")
-        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method), handler: handler)
+        let schedule = PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method)
+        return self.schedule(schedule, handler: handler)
     }
 
     /// The default for schedulers that never shut down: a closure timer around the handler, which
     /// fires at the deadline (within any leeway).
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        _ start: TimerStart,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
         switch start {
         case .after(let delay): schedule(after: delay) { handler.timerFired() }
         case .at(let date): schedule(at: date) { handler.timerFired() }
@@ -96,10 +89,7 @@ extension DateScheduler {
     /// The default for schedulers that never shut down: a closure periodic timer around the
     /// handler.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        _ schedule: PeriodicSchedule,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
         self.schedule(schedule) { handler.timerFired() }
     }
 }

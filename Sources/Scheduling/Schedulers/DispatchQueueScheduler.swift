@@ -80,3 +80,17 @@ extension DispatchQueueScheduler {
         )
     }
 }
+
+extension DispatchQueueScheduler where Self: TaskExecutor {
+    /// Queues the job of a task that prefers this scheduler behind the work already on the queue,
+    /// to run with the scheduler as current and as the task's executor (so its nonisolated calls
+    /// need no hop): what both Dispatch schedulers' `enqueue` does.
+    package func enqueueTaskJob(_ job: UnownedJob) {
+        EnqueueProbe.record(self)
+        queue.async { [self] in
+            CurrentScheduler.withCurrent(self) {
+                job.runSynchronously(on: UnownedTaskExecutor(ordinary: self))
+            }
+        }
+    }
+}

@@ -25,13 +25,7 @@ extension QueueScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
     /// Queues the job of a task that prefers this scheduler behind the work already on the queue.
     /// Actors enqueue on ``asUnownedSerialExecutor()``'s executor instead.
     public func enqueue(_ job: consuming ExecutorJob) {
-        EnqueueProbe.record(self)
-        let job = UnownedJob(job)
-        queue.async { [self] in
-            CurrentScheduler.withCurrent(self) {
-                job.runSynchronously(on: asUnownedTaskExecutor())
-            }
-        }
+        enqueueTaskJob(UnownedJob(job))
     }
 
     package func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
@@ -48,10 +42,6 @@ extension QueueScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
         actorExecutor.asUnownedSerialExecutor()
     }
 
-    /// The scheduler as a task's preferred executor.
-    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
-        UnownedTaskExecutor(ordinary: self)
-    }
 
     /// Stops the program, naming the scheduler, unless the caller runs on the scheduler's queue.
     /// Runtimes that have ``isIsolatingCurrentContext()`` ask that instead.

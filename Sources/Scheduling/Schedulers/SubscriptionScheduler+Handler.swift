@@ -7,17 +7,13 @@ extension SubscriptionScheduler {
 
     /// See ``DateScheduler/schedule(_:leeway:handler:)``.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        _ start: TimerStart,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
         handlerTarget.schedule(start, leeway: leeway, handler: handler)
     }
 
     /// See ``DateScheduler/schedule(_:handler:)``.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(_ schedule: PeriodicSchedule, handler: Handler) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
         handlerTarget.schedule(schedule, handler: handler)
     }
 }
