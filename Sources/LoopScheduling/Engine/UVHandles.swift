@@ -19,7 +19,9 @@ import Glibc
 /// same with its `fail_…` labels).
 ///
 /// Loop-confined, except `wake()`, which is `uv_async_send`: safe from any thread until the async
-/// handle closes (the core sends and closes under one lock).
+/// handle closes (the core sends and closes under one lock). Every other method that touches the
+/// handles' state asserts the loop thread in debug builds, as the engine's parts do; set-up and a
+/// failed set-up's release run before any loop thread exists, with no core to ask.
 final class UVHandles: LoopWaker {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let ownsLoop: Bool
@@ -195,6 +197,12 @@ final class UVHandles: LoopWaker {
         #endif
     }
 
+    /// Debug builds: stop unless on the loop thread (while a core is attached).
+    @inline(__always)
+    private func assertConfined(_ function: StaticString = #function) {
+        core?.assertOnLoopThread(function)
+    }
+
     // MARK: Cross-thread wake-up
 
     /// `uv_async_send`: thread-safe, coalescing. Its only failure mode is a closed handle, which the
@@ -210,6 +218,7 @@ final class UVHandles: LoopWaker {
     // MARK: Idle (keeps the loop from blocking while local work is pending)
 
     func startIdle() {
+        assertConfined()
         guard !idleActive else { return }
         idleActive = true
         let rc = uv_idle_start(idle, onIdle)
@@ -217,6 +226,7 @@ final class UVHandles: LoopWaker {
     }
 
     func stopIdle() {
+        assertConfined()
         guard idleActive else { return }
         idleActive = false
         let rc = uv_idle_stop(idle)
@@ -227,6 +237,7 @@ final class UVHandles: LoopWaker {
 
     /// Arms the driver to fire `nanoseconds` from now (at least 1 ns; the store re-checks the clock).
     func arm(in nanoseconds: Int64) {
+        assertConfined()
         #if os(Linux)
         if timerFD >= 0 {
             let delay = max(1, nanoseconds)
@@ -289,6 +300,7 @@ final class UVHandles: LoopWaker {
     /// Closes every initialised handle; the core hears `handlesDidClose()` from the last close
     /// callback, after which the retained core is released.
     func closeAll() {
+        assertConfined()
         func close<Handle>(_ handle: UnsafeMutablePointer<Handle>?) {
             guard let handle else { return }
             let raw = Self.asHandle(handle)
@@ -303,6 +315,7 @@ final class UVHandles: LoopWaker {
     }
 
     fileprivate func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+        assertConfined()
         #if os(Linux)
         if let poll, handle == Self.asHandle(poll) {
             Glibc.close(timerFD)
