@@ -47,31 +47,19 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
 
     // MARK: Batches
 
-    /// A libuv callback's work: one batch, then the final drain if shutdown began (here or
-    /// elsewhere).
-    func runPendingWork() {
+    /// A libuv callback's batch, with the scheduler current throughout; afterwards the idle handle
+    /// runs only while loop-local work waits. (The callback's owner, ``LoopCore``, checks the
+    /// lifecycle before and after, and drains for shutdown.)
+    func runBatchOnCallback() {
         let core = self.core!
         guard !state.inBatch else { return }
-        switch core.lifecycle.state {
-        case .open: break
-        case .draining:
-            core.finalShutdown()
-            return
-        case .starting, .closing, .closed:
-            return
-        }
         core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
         if core.mode == .adopted {
             LoopThreadMarker.whileRunning { runBatch() }
         } else {
             runBatch()
         }
-        if core.lifecycle.state == .draining {
-            core.finalShutdown()
-            return
-        }
         if state.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
-        core.publishStatistics()
     }
 
     private func runBatch() {

@@ -180,26 +180,42 @@ final class LoopCore: @unchecked Sendable {
 
     func asyncFired() {
         checkCallbackThread()
-        runner.runPendingWork()
+        runPendingWork()
     }
 
     func idleFired() {
         checkCallbackThread()
-        runner.runPendingWork()
+        runPendingWork()
     }
 
     /// The timer driver fired; the timers' whole path is in the `Timers` folder (``LoopTimers``).
     func timerFired() {
         checkCallbackThread()
         timers.driverFired()
-        runner.runPendingWork()
+        runPendingWork()
     }
 
     /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
     func wallClockChanged() {
         checkCallbackThread()
         timers.wallClockChanged()
-        runner.runPendingWork()
+        runPendingWork()
+    }
+
+    /// A callback's work: a batch while the loop is open; the final drain once shutdown began (here,
+    /// from an action of the batch, or elsewhere). Nothing during a batch (a host callback nested
+    /// in it cannot happen on a loop, but a `run` body can) or once the intake closed.
+    private func runPendingWork() {
+        guard !runner.inBatch else { return }
+        switch lifecycle.state {
+        case .open:
+            runner.runBatchOnCallback()
+            if lifecycle.state == .draining { finalShutdown() } else { publishStatistics() }
+        case .draining:
+            finalShutdown()
+        case .starting, .closing, .closed:
+            return
+        }
     }
 
     /// Once per loop iteration, before the loop blocks: give memory back if quiet, arm the timer
@@ -227,7 +243,8 @@ final class LoopCore: @unchecked Sendable {
 
     /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
     func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let entry = recycler.task(action, onLoopThread: isOnLoopThread)
+        // Spare entries are the loop thread's: another thread allocates.
+        let entry = isOnLoopThread ? recycler.task(action) : LoopWork(action: action)
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
     }
@@ -235,7 +252,8 @@ final class LoopCore: @unchecked Sendable {
     /// A one-shot timer entry: a recycled one on the loop thread when there is one.
     @inline(__always)
     func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
-        recycler.timer(deadline: deadline, isWall: isWall, action: action, onLoopThread: isOnLoopThread)
+        guard isOnLoopThread else { return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: action) }
+        return recycler.timer(deadline: deadline, isWall: isWall, action: action)
     }
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.

@@ -22,20 +22,20 @@ final class LoopEntryRecycler: LoopPart<LoopEntryRecycler.Spares> {
         super.init(Spares())
     }
 
-    /// A task entry for `action`: a spare one on the loop thread when there is one.
+    /// On the loop thread: a task entry for `action`, a spare one when there is one.
     @inline(__always)
-    func task(_ action: @escaping @Sendable () -> Void, onLoopThread: Bool) -> LoopWork {
-        if onLoopThread, let spare = state.tasks.popLast() {
+    func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {
+        if let spare = state.tasks.popLast() {
             spare.action = action
             return spare
         }
         return LoopWork(action: action)
     }
 
-    /// A one-shot timer entry: a spare one on the loop thread when there is one.
+    /// On the loop thread: a one-shot timer entry, a spare one when there is one.
     @inline(__always)
-    func timer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void, onLoopThread: Bool) -> LoopTimer {
-        if onLoopThread, let spare = state.timers.popLast() {
+    func timer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+        if let spare = state.timers.popLast() {
             spare.deadline = deadline
             spare.isWall = isWall
             spare.action = action
