@@ -8,22 +8,32 @@ import Scheduling
 /// 1. **Schedule.** `LoopScheduler.schedule(after:)` computes the deadline with
 ///    ``deadline(after:now:)`` from the monotonic clock read at the call (never libuv's cached loop
 ///    time), and the entry reaches the loop thread (directly, or through the remote queue), where
-///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap.
+///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap,
+///    or, if it is due beyond the wheel's horizon (the tick after the current one), in a bucket of
+///    the ``TimerWheel`` in front of the monotonic heap.
 /// 2. **Wake.** Once per loop iteration (libuv's prepare callback, before the loop blocks) the core
 ///    asks ``nextWake(monotonicNow:wallNow:)`` and arms its one driver (a timerfd, or a `uv_timer_t`)
-///    accordingly.
+///    accordingly: at the first due timer, or one tick before the wheel's next bucket starts, when
+///    the wheel hands that bucket's timers to the heap (or down a level) with their exact
+///    `(deadline, sequence)`. A timer that fires always fires from the heap.
 /// 3. **Fire.** The driver's callback pops due timers with ``popDue(monotonicNow:limit:)`` and
 ///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
 ///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
-/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(log n)); from another
+/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(1) in the wheel,
+///    O(log n) in a heap); from another
 ///    thread the entry is handed to the loop, which removes it when it next looks at its queue:
 ///    within ``LoopCore/flushInterval`` (see ``RemoteQueue``), never only at the timer's deadline.
 ///    Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
-/// - Complexity: insert, remove and pop are O(log n) on a 4-ary heap with the keys inline.
+/// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
+///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
+///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
 struct LoopTimerStore {
-    /// Timers on the monotonic clock, and periodic timers once their first tick ran.
+    /// Timers on the monotonic clock due within the horizon (or beyond the wheel), and periodic
+    /// timers once their first tick ran.
     private(set) var monotonic = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
+    /// Monotonic timers due beyond the horizon.
+    private(set) var wheel: TimerWheel<LoopTimer>
     /// `at:` timers, in wall-clock nanoseconds since 1970, until they fire.
     private(set) var wall = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
     /// The next sequence number: ties between equal deadlines go to the earlier-scheduled timer.
@@ -39,11 +49,17 @@ struct LoopTimerStore {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
-    init() {}
+    /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (the note on issue 16 has the
+    /// measurements that chose it).
+    static let tickShift = 20
 
-    var count: Int { monotonic.count + wall.count }
-    /// Slots the heaps hold allocated: for the memory tests.
-    var slotCapacity: Int { monotonic.storage.capacity + wall.storage.capacity }
+    init(tickShift: Int = Self.tickShift) {
+        wheel = TimerWheel(tickShift: tickShift)
+    }
+
+    var count: Int { monotonic.count + wheel.count + wall.count }
+    /// Slots the heaps and the wheel hold allocated: for the memory tests.
+    var slotCapacity: Int { monotonic.storage.capacity + wall.storage.capacity + wheel.capacity }
 
     // MARK: 1. Schedule
 
@@ -58,23 +74,37 @@ struct LoopTimerStore {
         nextSequence &+= 1
         if timer.isWall {
             wall.insert(timer, sequence: sequence)
-        } else {
-            monotonic.insert(timer, sequence: sequence)
+            return
+        }
+        precondition(timer.heapIndex == -1, "LoopTimerStore.insert: the timer is already in the store")
+        let reference = Unmanaged.passRetained(timer)
+        if !wheel.insert(reference, deadline: timer.deadline, sequence: sequence) {
+            monotonic.insert(retained: reference, deadline: timer.deadline, sequence: sequence)
         }
     }
 
-    /// Removes a timer that is in a heap. Returns false if it was not (it already fired, or the
-    /// loop already removed it).
+    /// Removes a timer that is in the store: from the wheel at once, or from its heap. Returns
+    /// false if it was not (it already fired, or the loop already removed it).
     @discardableResult
     mutating func remove(_ timer: LoopTimer) -> Bool {
-        guard timer.heapIndex >= 0 else { return false }
+        let slot = timer.heapIndex
+        if slot <= -2 { return wheel.remove(timer) }
+        guard slot >= 0 else { return false }
         if timer.isWall { wall.remove(timer) } else { monotonic.remove(timer) }
         return true
     }
 
-    /// Empties both heaps (shutdown), leaving every slot at -1.
+    /// Empties the heaps and the wheel (shutdown), leaving every slot at -1.
     mutating func removeAll() -> [LoopTimer] {
-        monotonic.removeAll() + wall.removeAll()
+        monotonic.removeAll() + wheel.removeAll() + wall.removeAll()
+    }
+
+    /// Hands the wheel's buckets that start within the horizon to the monotonic heap, when the
+    /// wheel has one: before anything is popped or the driver armed, so a timer due by `now` is
+    /// always in the heap.
+    @inline(__always)
+    private mutating func advanceWheel(monotonicNow: Int64) {
+        if monotonicNow >= wheel.nextAdvance { wheel.advance(now: monotonicNow, into: &monotonic) }
     }
 
     // MARK: 2. Wake
@@ -105,6 +135,7 @@ struct LoopTimerStore {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
+        advanceWheel(monotonicNow: monotonicNow)
         var target = Nanoseconds.never
         var latest = Nanoseconds.never
         if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {
@@ -122,9 +153,16 @@ struct LoopTimerStore {
             target = min(target, converted)
             latest = min(latest, converted)
         }
+        // The wheel's next bucket must reach the heap before its timers can be due: a wake-up at or
+        // before that serves, like `flushBy`.
+        let wheelBy = wheel.nextAdvance
         if let flushBy {
             target = min(target, flushBy)
             latest = min(latest, flushBy)
+        }
+        if wheelBy != .max {
+            target = min(target, wheelBy)
+            latest = min(latest, wheelBy)
         }
         guard target != Nanoseconds.never else { return .keep }
         if target <= monotonicNow { return .runNow }
@@ -152,6 +190,7 @@ struct LoopTimerStore {
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
+        advanceWheel(monotonicNow: monotonicNow)
         guard let key = monotonic.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
         return (monotonic.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }
@@ -163,7 +202,7 @@ struct LoopTimerStore {
     }
 
     var hasWallTimers: Bool { !wall.isEmpty }
-    var hasMonotonicTimers: Bool { !monotonic.isEmpty }
+    var hasMonotonicTimers: Bool { !monotonic.isEmpty || !wheel.isEmpty }
 
     /// Before the first tick of an `at:` periodic timer that fired `wallLateness` after its date:
     /// from here on its grid is monotonic. It stands at the latest grid point of its date not after
@@ -198,7 +237,8 @@ struct LoopTimerStore {
     ///   gives its own buffers back at the same moment.
     @discardableResult
     mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Bool {
-        var soonest = monotonic.firstKey?.deadline ?? .max
+        // A wheel bucket about to move counts as due: moving a big one is work of its own.
+        var soonest = min(monotonic.firstKey?.deadline ?? .max, wheel.nextAdvance)
         if let first = wall.firstKey {
             let remaining = Nanoseconds.subtracting(first.deadline, wallNow())
             soonest = min(soonest, Nanoseconds.adding(monotonicNow, remaining))
@@ -206,6 +246,7 @@ struct LoopTimerStore {
         guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return false }
         monotonic.shrinkIfSparse(minimumCapacity: Self.keptSlots)
         wall.shrinkIfSparse(minimumCapacity: Self.keptSlots)
+        wheel.shrinkBuckets(keeping: Self.keptSlots)
         return true
     }
 }
