@@ -29,6 +29,12 @@ extension LoopCore {
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
     func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+        // In a batch on the loop thread, what `submit` does for a timer, without wrapping the
+        // entry in a queue item: the store's retain and the returned one are all it costs.
+        if isOnLoopThread, confined.inBatch, lifecycle.isOpen {
+            confined.timers.insert(entry)
+            return entry
+        }
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
     }
