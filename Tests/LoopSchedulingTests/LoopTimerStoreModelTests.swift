@@ -12,18 +12,6 @@ import Testing
 /// clock; the store never sleeps past a pending deadline; its count is the model's.
 @Suite("Loop timer store against a model")
 struct LoopTimerStoreModelTests {
-    /// A small deterministic generator (SplitMix64), so a failing seed replays.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct Pending {
         let timer: LoopTimer
         var deadline: Int64
@@ -33,7 +21,8 @@ struct LoopTimerStoreModelTests {
 
     /// One script: the store and the model side by side.
     struct Script {
-        var random: Random
+        /// Seeded, so a failing script replays.
+        var random: SplitMix
         let tickShift: Int
         var store: LoopTimerStore
         var now: Int64
@@ -43,7 +32,7 @@ struct LoopTimerStoreModelTests {
         var fired = 0
 
         init(seed: UInt64, tickShift: Int, start: Int64) {
-            random = Random(state: seed)
+            random = SplitMix(seed: seed)
             self.tickShift = tickShift
             store = LoopTimerStore(tickShift: tickShift)
             now = start
