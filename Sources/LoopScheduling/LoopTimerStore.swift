@@ -49,6 +49,10 @@ struct LoopTimerStore {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
+    /// A wheel bucket this small, starting within 64 ticks, goes into the heap before the loop
+    /// blocks rather than waking it one tick early: a lone or periodic timer costs no extra wake-up.
+    static let smallBucket = 64
+
     /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (the note on issue 16 has the
     /// measurements that chose it).
     static let tickShift = 20
@@ -107,6 +111,18 @@ struct LoopTimerStore {
         if monotonicNow >= wheel.nextAdvance { wheel.advance(now: monotonicNow, into: &monotonic) }
     }
 
+    /// Before the loop blocks: small buckets due soon, whose move would be the loop's next
+    /// wake-up, move now (see ``smallBucket``). Moving them brings `elapsed` at most 64 ticks
+    /// ahead, so timers due later keep going to the wheel.
+    private mutating func moveSmallBuckets(monotonicNow: Int64) {
+        let soon = Nanoseconds.adding(monotonicNow, Int64(64) << wheel.tickShift) >> wheel.tickShift
+        while let next = wheel.nextBucket, next.start <= soon, next.count <= Self.smallBucket,
+            wheel.nextAdvance < monotonic.firstKey?.deadline ?? .max
+        {
+            wheel.moveNextBucket(into: &monotonic)
+        }
+    }
+
     // MARK: 2. Wake
 
     /// What the driver should do before the loop blocks.
@@ -136,6 +152,7 @@ struct LoopTimerStore {
         flushBy: Int64? = nil
     ) -> Wake {
         advanceWheel(monotonicNow: monotonicNow)
+        moveSmallBuckets(monotonicNow: monotonicNow)
         var target = Nanoseconds.never
         var latest = Nanoseconds.never
         if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {

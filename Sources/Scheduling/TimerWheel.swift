@@ -39,7 +39,7 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
     @usableFromInline static var slotsPerLevel: Int { 64 }
 
     /// log2 of a level-0 slot's width in nanoseconds.
-    @usableFromInline let tickShift: Int
+    @usableFromInline package let tickShift: Int
     /// `levels × 64` buckets, level-major.
     @usableFromInline var buckets: [[Element]]
     /// Per level, bit `s` set when bucket `s` holds an entry.
@@ -162,29 +162,50 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
     @inlinable package mutating func advance(now: Int64, into heap: inout IndexedHeap<Entry>) {
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
         while count > 0, let next = nextOccupied(), next.start <= target {
-            elapsed = next.start
-            let index = next.level &* 64 &+ next.slot
-            var taken: [Element] = []
-            swap(&taken, &buckets[index])
-            let bit: UInt64 = 1 << UInt64(next.slot)
-            occupied[next.level] &= ~bit
-            touched[next.level] |= bit
-            count -= taken.count
-            for element in taken {
-                let deadline = element.reference._withUnsafeGuaranteedRef { entry in
-                    entry.heapIndex = -1
-                    return entry.deadline
-                }
-                if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                    heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
-                }
-            }
-            // Keep the buffer for the bucket's next round; a quiet store frees it.
-            taken.removeAll(keepingCapacity: true)
-            if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
+            move(next, into: &heap)
         }
         elapsed = target
         nextStart = nextOccupied()?.start ?? .max
+    }
+
+    /// The earliest occupied bucket's first tick and how many entries it holds.
+    @inlinable package var nextBucket: (start: Int64, count: Int)? {
+        guard count > 0, let next = nextOccupied() else { return nil }
+        return (next.start, buckets[next.level &* 64 &+ next.slot].count)
+    }
+
+    /// Processes the earliest occupied bucket now, before its range begins: its entries go down a
+    /// level or into `heap`, and `elapsed` moves to the bucket's first tick (so timers due before
+    /// it go straight to the heap from now on). Early is always correct, the heap being precise;
+    /// it only trades the wheel's O(1) cancel for those timers against a wake-up.
+    @inlinable package mutating func moveNextBucket(into heap: inout IndexedHeap<Entry>) {
+        guard count > 0, let next = nextOccupied() else { return }
+        move(next, into: &heap)
+        nextStart = nextOccupied()?.start ?? .max
+    }
+
+    @inlinable
+    mutating func move(_ next: (level: Int, slot: Int, start: Int64), into heap: inout IndexedHeap<Entry>) {
+        elapsed = next.start
+        let index = next.level &* 64 &+ next.slot
+        var taken: [Element] = []
+        swap(&taken, &buckets[index])
+        let bit: UInt64 = 1 << UInt64(next.slot)
+        occupied[next.level] &= ~bit
+        touched[next.level] |= bit
+        count -= taken.count
+        for element in taken {
+            let deadline = element.reference._withUnsafeGuaranteedRef { entry in
+                entry.heapIndex = -1
+                return entry.deadline
+            }
+            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+            }
+        }
+        // Keep the buffer for the bucket's next round; a quiet store frees it.
+        taken.removeAll(keepingCapacity: true)
+        if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
     }
 
     /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the buckets.

@@ -266,6 +266,23 @@ struct LoopTimerStoreModelTests {
         _ = store.removeAll()
     }
 
+    @Test("A lone timer due soon costs one wake-up, at its deadline; a big bucket stays in the wheel until one tick before")
+    func smallBucketsMoveBeforeBlocking() {
+        var store = LoopTimerStore()
+        store.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {}))
+        #expect(store.wheel.count == 1)
+        let lone = store.nextWake(monotonicNow: 0, wallNow: 0)
+        #expect(lone == .arm(in: 10_000_000))
+        #expect(store.wheel.count == 0 && store.monotonic.count == 1)
+        var busy = LoopTimerStore()
+        for _ in 0...LoopTimerStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {})) }
+        let early = busy.nextWake(monotonicNow: 0, wallNow: 0)
+        #expect(early == .arm(in: (Int64(10_000_000) >> LoopTimerStore.tickShift - 1) << LoopTimerStore.tickShift))
+        #expect(busy.wheel.count == LoopTimerStore.smallBucket + 1)
+        _ = store.removeAll()
+        _ = busy.removeAll()
+    }
+
     @Test("Emptied wheel buckets give their memory back when the store is quiet")
     func wheelMemory() {
         var store = LoopTimerStore()

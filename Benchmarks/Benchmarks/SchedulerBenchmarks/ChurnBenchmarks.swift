@@ -25,7 +25,7 @@ func registerChurnBenchmarks() {
                         warmupIterations: 0,
                         scalingFactor: .one,
                         maxDuration: .seconds(60),
-                        maxIterations: pending >= 10_000_000 ? 1 : 3
+                        maxIterations: pending >= 10_000_000 || (kind == .nio && pending > 10_000) ? 1 : 3
                     )
                 ) { benchmark in
                     let result = try Churn.run(kind, pending: pending, random: order == "random")
