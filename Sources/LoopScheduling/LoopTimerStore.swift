@@ -108,7 +108,7 @@ struct LoopTimerStore {
     /// always in the heap.
     @inline(__always)
     private mutating func advanceWheel(monotonicNow: Int64) {
-        if monotonicNow >= wheel.nextAdvance { wheel.advance(now: monotonicNow, into: &monotonic) }
+        if monotonicNow >= wheel.nextAdvance || wheel.isEmpty { wheel.advance(now: monotonicNow, into: &monotonic) }
     }
 
     /// Before the loop blocks: small buckets due soon, whose move would be the loop's next

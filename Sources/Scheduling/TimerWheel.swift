@@ -126,6 +126,9 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         buckets[index].removeLast().reference.release()
         entry.heapIndex = -1
         count -= 1
+        // An empty wheel asks for no wake-up (a cancel-heavy loop would otherwise wake at the
+        // boundary of a bucket it emptied).
+        if count == 0 { nextStart = .max }
         let bit: UInt64 = 1 << UInt64(slot)
         if buckets[index].isEmpty { occupied[level] &= ~bit }
         touched[level] |= bit
@@ -159,8 +162,17 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
 
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
     /// down a level where their bucket's range began, and moves `elapsed` to that tick.
+    ///
+    /// Called on an empty wheel too (cheaply), so that `elapsed` follows the clock: a timer
+    /// scheduled after a quiet spell is filed relative to a recent tick, at the level its delay
+    /// calls for, instead of cascading down from a stale one.
     @inlinable package mutating func advance(now: Int64, into heap: inout IndexedHeap<Entry>) {
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
+        if count == 0 {
+            elapsed = target
+            nextStart = .max
+            return
+        }
         while count > 0, let next = nextOccupied(), next.start <= target {
             move(next, into: &heap)
         }
