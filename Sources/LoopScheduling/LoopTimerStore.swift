@@ -29,11 +29,9 @@ import Scheduling
 ///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
 ///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
 struct LoopTimerStore {
-    /// Timers on the monotonic clock due within the horizon (or beyond the wheel), and periodic
-    /// timers once their first tick ran.
-    private(set) var monotonic = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
-    /// Monotonic timers due beyond the horizon.
-    private(set) var wheel: TimerWheel<LoopTimer>
+    /// Timers on the monotonic clock, and periodic timers once their first tick ran: in the heap
+    /// when due within the horizon (or beyond the wheel), in the wheel otherwise.
+    private(set) var monotonic: WheeledHeap<LoopTimer>
     /// `at:` timers, in wall-clock nanoseconds since 1970, until they fire.
     private(set) var wall = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
     /// The next sequence number: ties between equal deadlines go to the earlier-scheduled timer.
@@ -49,21 +47,21 @@ struct LoopTimerStore {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
-    /// A wheel bucket this small, starting within 64 ticks, goes into the heap before the loop
-    /// blocks rather than waking it one tick early: a lone or periodic timer costs no extra wake-up.
-    static let smallBucket = 64
-
-    /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (the note on issue 16 has the
-    /// measurements that chose it).
-    static let tickShift = 20
+    /// See ``WheeledHeap/smallBucket``.
+    static var smallBucket: Int { WheeledHeap<LoopTimer>.smallBucket }
+    /// See ``WheeledHeap/defaultTickShift``.
+    static var tickShift: Int { WheeledHeap<LoopTimer>.defaultTickShift }
 
     init(tickShift: Int = Self.tickShift) {
-        wheel = TimerWheel(tickShift: tickShift)
+        monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false)
     }
 
-    var count: Int { monotonic.count + wheel.count + wall.count }
+    /// The wheel in front of the monotonic heap, for the tests.
+    var wheel: TimerWheel<LoopTimer> { monotonic.wheel }
+
+    var count: Int { monotonic.count + wall.count }
     /// Slots the heaps and the wheel hold allocated: for the memory tests.
-    var slotCapacity: Int { monotonic.storage.capacity + wall.storage.capacity + wheel.capacity }
+    var slotCapacity: Int { monotonic.capacity + wall.storage.capacity }
 
     // MARK: 1. Schedule
 
@@ -80,47 +78,22 @@ struct LoopTimerStore {
             wall.insert(timer, sequence: sequence)
             return
         }
-        precondition(timer.heapIndex == -1, "LoopTimerStore.insert: the timer is already in the store")
-        let reference = Unmanaged.passRetained(timer)
-        if !wheel.insert(reference, deadline: timer.deadline, sequence: sequence) {
-            monotonic.insert(retained: reference, deadline: timer.deadline, sequence: sequence)
-        }
+        monotonic.insert(timer, sequence: sequence)
     }
 
     /// Removes a timer that is in the store: from the wheel at once, or from its heap. Returns
     /// false if it was not (it already fired, or the loop already removed it).
     @discardableResult
     mutating func remove(_ timer: LoopTimer) -> Bool {
-        let slot = timer.heapIndex
-        if slot <= -2 { return wheel.remove(timer) }
-        guard slot >= 0 else { return false }
-        if timer.isWall { wall.remove(timer) } else { monotonic.remove(timer) }
+        guard timer.isWall else { return monotonic.remove(timer) }
+        guard timer.heapIndex >= 0 else { return false }
+        wall.remove(timer)
         return true
     }
 
     /// Empties the heaps and the wheel (shutdown), leaving every slot at -1.
     mutating func removeAll() -> [LoopTimer] {
-        monotonic.removeAll() + wheel.removeAll() + wall.removeAll()
-    }
-
-    /// Hands the wheel's buckets that start within the horizon to the monotonic heap, when the
-    /// wheel has one: before anything is popped or the driver armed, so a timer due by `now` is
-    /// always in the heap.
-    @inline(__always)
-    private mutating func advanceWheel(monotonicNow: Int64) {
-        if monotonicNow >= wheel.nextAdvance || wheel.isEmpty { wheel.advance(now: monotonicNow, into: &monotonic) }
-    }
-
-    /// Before the loop blocks: small buckets due soon, whose move would be the loop's next
-    /// wake-up, move now (see ``smallBucket``). Moving them brings `elapsed` at most 64 ticks
-    /// ahead, so timers due later keep going to the wheel.
-    private mutating func moveSmallBuckets(monotonicNow: Int64) {
-        let soon = Nanoseconds.adding(monotonicNow, Int64(64) << wheel.tickShift) >> wheel.tickShift
-        while let next = wheel.nextBucket, next.start <= soon, next.count <= Self.smallBucket,
-            wheel.nextAdvance < monotonic.firstKey?.deadline ?? .max
-        {
-            wheel.moveNextBucket(into: &monotonic)
-        }
+        monotonic.removeAll() + wall.removeAll()
     }
 
     // MARK: 2. Wake
@@ -151,17 +124,17 @@ struct LoopTimerStore {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
-        advanceWheel(monotonicNow: monotonicNow)
-        moveSmallBuckets(monotonicNow: monotonicNow)
+        monotonic.advance(monotonicNow: monotonicNow)
+        monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
         var target = Nanoseconds.never
         var latest = Nanoseconds.never
-        if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {
+        if let first = monotonic.heap.firstKey, first.deadline != Nanoseconds.never {
             target = first.deadline
             latest = first.deadline
-            let leeway = monotonic.first!.leeway
+            let leeway = monotonic.heap.first!.leeway
             if leeway > 0 {
                 latest = Nanoseconds.adding(first.deadline, leeway)
-                if let second = monotonic.secondDeadline, second <= latest { target = max(target, second) }
+                if let second = monotonic.heap.secondDeadline, second <= latest { target = max(target, second) }
             }
         }
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
@@ -172,7 +145,7 @@ struct LoopTimerStore {
         }
         // The wheel's next bucket must reach the heap before its timers can be due: a wake-up at or
         // before that serves, like `flushBy`.
-        let wheelBy = wheel.nextAdvance
+        let wheelBy = monotonic.nextAdvance
         if let flushBy {
             target = min(target, flushBy)
             latest = min(latest, flushBy)
@@ -207,9 +180,9 @@ struct LoopTimerStore {
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
-        advanceWheel(monotonicNow: monotonicNow)
-        guard let key = monotonic.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
-        return (monotonic.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
+        monotonic.advance(monotonicNow: monotonicNow)
+        guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
+        return (monotonic.heap.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }
 
     /// The same for wall-clock timers, measured on the wall clock.
@@ -219,7 +192,7 @@ struct LoopTimerStore {
     }
 
     var hasWallTimers: Bool { !wall.isEmpty }
-    var hasMonotonicTimers: Bool { !monotonic.isEmpty || !wheel.isEmpty }
+    var hasMonotonicTimers: Bool { !monotonic.isEmpty }
 
     /// Before the first tick of an `at:` periodic timer that fired `wallLateness` after its date:
     /// from here on its grid is monotonic. It stands at the latest grid point of its date not after
@@ -255,15 +228,14 @@ struct LoopTimerStore {
     @discardableResult
     mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Bool {
         // A wheel bucket about to move counts as due: moving a big one is work of its own.
-        var soonest = min(monotonic.firstKey?.deadline ?? .max, wheel.nextAdvance)
+        var soonest = min(monotonic.heap.firstKey?.deadline ?? .max, monotonic.nextAdvance)
         if let first = wall.firstKey {
             let remaining = Nanoseconds.subtracting(first.deadline, wallNow())
             soonest = min(soonest, Nanoseconds.adding(monotonicNow, remaining))
         }
         guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return false }
-        monotonic.shrinkIfSparse(minimumCapacity: Self.keptSlots)
+        monotonic.shrink(keeping: Self.keptSlots)
         wall.shrinkIfSparse(minimumCapacity: Self.keptSlots)
-        wheel.shrinkBuckets(keeping: Self.keptSlots)
         return true
     }
 }

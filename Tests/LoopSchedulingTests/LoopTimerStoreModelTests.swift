@@ -256,7 +256,7 @@ struct LoopTimerStoreModelTests {
         let almost = LoopTimer(core: nil, deadline: Int64.max - 1, isWall: false, action: {})
         let past = LoopTimer(core: nil, deadline: Int64.min, isWall: false, action: {})
         for timer in [far, never, almost, past] { store.insert(timer) }
-        #expect(store.wheel.count == 1 && store.monotonic.count == 3)
+        #expect(store.wheel.count == 1 && store.monotonic.heap.count == 3)
         let removed = store.remove(far)
         #expect(removed && store.wheel.count == 0 && far.heapIndex == -1)
         let again = store.remove(far)
@@ -273,7 +273,7 @@ struct LoopTimerStoreModelTests {
         #expect(store.wheel.count == 1)
         let lone = store.nextWake(monotonicNow: 0, wallNow: 0)
         #expect(lone == .arm(in: 10_000_000))
-        #expect(store.wheel.count == 0 && store.monotonic.count == 1)
+        #expect(store.wheel.count == 0 && store.monotonic.heap.count == 1)
         var busy = LoopTimerStore()
         for _ in 0...LoopTimerStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {})) }
         let early = busy.nextWake(monotonicNow: 0, wallNow: 0)
