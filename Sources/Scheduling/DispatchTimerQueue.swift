@@ -2,7 +2,11 @@ import Dispatch
 import Foundation
 
 /// The timers of a Dispatch-backed scheduler, one-shot and periodic: its own heaps ordered by
-/// `(deadline, scheduling order)`, one per clock, each woken by one `DispatchSourceTimer`.
+/// `(deadline, scheduling order)`, one per clock, each woken by one `DispatchSourceTimer`. The
+/// monotonic heap has a ``TimerWheel`` in front of it (``WheeledHeap``, as the loop engine's
+/// store): a timer due beyond the next millisecond tick waits in a wheel bucket, inserted and
+/// cancelled in O(1), and reaches the heap with its sequence a tick before it can be due, so it
+/// fires in the same order.
 ///
 /// Dispatch's own `asyncAfter` does not start equal deadlines in the order they were scheduled
 /// (its timers coalesce by leeway), and it keeps a cancelled block until its deadline. Here equal
