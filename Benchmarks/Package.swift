@@ -18,6 +18,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("uv"), .linkedLibrary("pthread")]
         ),
         .executableTarget(
+            name: "floor-cli",
+            dependencies: ["CLibUVFloor"],
+            path: "Sources/floor-cli"
+        ),
+        .executableTarget(
             name: "SchedulerBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")"
 mkdir -p results
 for workload in submit-cross submit-onloop timers-fire timers-cancel-fifo timers-cancel-random periodic-drift lateness \
-    pending-memory actor-hop-pool actor-hop-own sleep-cancel timeout; do
+    pending-memory actor-hop-pool actor-hop-own sleep-cancel timeout timeouts-churn-fifo timeouts-churn-random; do
     swift package --disable-sandbox benchmark --filter "^${workload}/.*" --format markdown --no-progress \
         > "results/${workload}.md" 2> "results/${workload}.err" || echo "${workload}: failed (see results/${workload}.err)"
 done

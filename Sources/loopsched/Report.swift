@@ -17,7 +17,7 @@ struct Report {
         let preferred = [
             "ns/task", "ns/schedule", "wall s", "cpu s", "ns/pair fifo", "ns/pair random", "peak MB",
             "held MB after", "last-tick drift ms", "tick p50 µs", "tick p99 µs", "p50 µs", "p99 µs",
-            "p99.9 µs", "max µs", "early", "bytes/timer",
+            "p99.9 µs", "max µs", "early", "bytes/timer", "ns/op fifo", "ns/op random",
         ]
         return (preferred.firstIndex(of: a) ?? 99, a) < (preferred.firstIndex(of: b) ?? 99, b)
     }

@@ -22,11 +22,12 @@ enum Workload: String, CaseIterable, Codable {
     case periodicDrift = "periodic-drift"
     case lateness = "lateness"
     case pendingMemory = "pending-memory"
+    case timeoutsChurn = "timeouts-churn"
 
     /// The default size (tasks or timers; for periodic-drift, ticks).
     var defaultSize: Int {
         switch self {
-        case .submitCross, .submitOnloop, .timersFire, .timersCancel, .pendingMemory: 1_000_000
+        case .submitCross, .submitOnloop, .timersFire, .timersCancel, .pendingMemory, .timeoutsChurn: 1_000_000
         case .periodicDrift: 300
         case .lateness: 100_000
         }
@@ -46,6 +47,7 @@ enum Workload: String, CaseIterable, Codable {
         case .periodicDrift: "a 10 ms periodic timer for n ticks"
         case .lateness: "n timers uniform in [0, 2 s]; lateness of those due after the burst"
         case .pendingMemory: "bytes per pending timer with n pending"
+        case .timeoutsChurn: "n pending 30 s timeouts; 1M ops each cancel one (oldest, then random) and schedule one"
         }
     }
 
@@ -58,6 +60,7 @@ enum Workload: String, CaseIterable, Codable {
         case .periodicDrift: Self.periodicDrift(target, ticks: n)
         case .lateness: Self.lateness(target, n, seed: seed)
         case .pendingMemory: Self.pendingMemory(target, n)
+        case .timeoutsChurn: Self.timeoutsChurn(target, n)
         }
     }
 

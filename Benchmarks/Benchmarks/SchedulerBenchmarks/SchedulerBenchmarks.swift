@@ -59,6 +59,7 @@ let benchmarks: @Sendable () -> Void = {
         timerBenchmarks(kind)
     }
     registerAsyncBenchmarks()
+    registerChurnBenchmarks()
 }
 
 private func taskBenchmarks(_ kind: SystemKind) {

@@ -547,6 +547,66 @@ double floor_pending_memory(int n) {
     return (double)((long)(after.uordblks + after.hblkhd) - (long)(before.uordblks + before.hblkhd)) / n;
 }
 
+// timeouts-churn: a steady state of n pending 30 s timeouts; each operation cancels one (the
+// oldest, or a random one) and schedules one, on the loop, as a server does per request.
+typedef struct {
+    floor_loop_t *l;
+    countdown_t c;
+    int n, ops, random_order;
+    double per_op, bytes_per_timer;
+} churn_t;
+
+static ftimer_t *churn_timer(floor_loop_t *l) {
+    ftimer_t *t = malloc(sizeof *t);
+    t->deadline = now_ns() + 30000000000ll;
+    t->fn = never_fires;
+    timer_insert(l, t);
+    return t;
+}
+
+static void churn_work(void *arg) {
+    churn_t *w = arg;
+    ftimer_t **ring = malloc(sizeof(ftimer_t *) * w->n);
+    struct mallinfo2 before = mallinfo2();
+    for (int i = 0; i < w->n; i++) ring[i] = churn_timer(w->l);
+    struct mallinfo2 after = mallinfo2();
+    w->bytes_per_timer =
+        (double)((long)(after.uordblks + after.hblkhd) - (long)(before.uordblks + before.hblkhd)) / w->n;
+    uint64_t seed = 7;
+    int next = 0;
+    int64_t start = now_ns();
+    for (int op = 0; op < w->ops; op++) {
+        int index;
+        if (w->random_order) {
+            index = (int)(splitmix(&seed) % (uint64_t)w->n);
+        } else {
+            index = next;
+            next = next + 1 == w->n ? 0 : next + 1;
+        }
+        timer_remove(w->l, ring[index]);
+        free(ring[index]);
+        ring[index] = churn_timer(w->l);
+    }
+    w->per_op = (double)(now_ns() - start) / w->ops;
+    for (int i = 0; i < w->n; i++) {
+        timer_remove(w->l, ring[i]);
+        free(ring[i]);
+    }
+    free(ring);
+    countdown_tick(&w->c);
+}
+
+double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_timer) {
+    malloc_trim(0);
+    churn_t w = {.l = floor_start(), .n = n, .ops = ops, .random_order = random_order};
+    countdown_init(&w.c, 1);
+    floor_submit(w.l, churn_work, &w);
+    countdown_wait(&w.c);
+    floor_stop(w.l);
+    *bytes_per_timer = w.bytes_per_timer;
+    return w.per_op;
+}
+
 long floor_heap_bytes_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return (long)(info.uordblks + info.hblkhd);

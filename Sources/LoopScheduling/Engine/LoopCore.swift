@@ -252,6 +252,12 @@ final class LoopCore: @unchecked Sendable {
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
     func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+        // In a batch on the loop thread, what `submit` does for a timer, without wrapping the
+        // entry in a queue item: the store's retain and the returned one are all it costs.
+        if isOnLoopThread, runner.inBatch, lifecycle.isOpen {
+            timers.file(self, entry)
+            return entry
+        }
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
     }

@@ -8,22 +8,30 @@ import Scheduling
 /// 1. **Schedule.** `LoopScheduler.schedule(after:)` computes the deadline with
 ///    ``deadline(after:now:)`` from the monotonic clock read at the call (never libuv's cached loop
 ///    time), and the entry reaches the loop thread (directly, or through the remote queue), where
-///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap.
+///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap,
+///    or, if it is due beyond the wheel's horizon (the tick after the current one), in a bucket of
+///    the ``TimerWheel`` in front of the monotonic heap.
 /// 2. **Wake.** Once per loop iteration (libuv's prepare callback, before the loop blocks) the core
 ///    asks ``nextWake(monotonicNow:wallNow:)`` and arms its one driver (a timerfd, or a `uv_timer_t`)
-///    accordingly.
+///    accordingly: at the first due timer, or one tick before the wheel's next bucket starts, when
+///    the wheel hands that bucket's timers to the heap (or down a level) with their exact
+///    `(deadline, sequence)`. A timer that fires always fires from the heap.
 /// 3. **Fire.** The driver's callback pops due timers with ``popDue(monotonicNow:limit:)`` and
 ///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
 ///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
-/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(log n)); from another
+/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(1) in the wheel,
+///    O(log n) in a heap); from another
 ///    thread the entry is handed to the loop, which removes it when it next looks at its queue:
 ///    within ``LoopCore/flushInterval`` (see ``RemoteQueue``), never only at the timer's deadline.
 ///    Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
-/// - Complexity: insert, remove and pop are O(log n) on a 4-ary heap with the keys inline.
+/// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
+///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
+///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
 struct LoopTimerStore {
-    /// Timers on the monotonic clock, and periodic timers once their first tick ran.
-    private(set) var monotonic = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
+    /// Timers on the monotonic clock, and periodic timers once their first tick ran: in the heap
+    /// when due within the horizon (or beyond the wheel), in the wheel otherwise.
+    private(set) var monotonic: WheeledHeap<LoopTimer>
     /// `at:` timers, in wall-clock nanoseconds since 1970, until they fire.
     private(set) var wall = IndexedHeap<LoopTimer>(shrinksOnRemoval: false)
     /// The next sequence number: ties between equal deadlines go to the earlier-scheduled timer.
@@ -39,11 +47,21 @@ struct LoopTimerStore {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
-    init() {}
+    /// See ``WheeledHeap/smallBucket``.
+    static var smallBucket: Int { WheeledHeap<LoopTimer>.smallBucket }
+    /// See ``WheeledHeap/defaultTickShift``.
+    static var tickShift: Int { WheeledHeap<LoopTimer>.defaultTickShift }
+
+    init(tickShift: Int = Self.tickShift) {
+        monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false)
+    }
+
+    /// The wheel in front of the monotonic heap, for the tests.
+    var wheel: TimerWheel<LoopTimer> { monotonic.wheel }
 
     var count: Int { monotonic.count + wall.count }
-    /// Slots the heaps hold allocated: for the memory tests.
-    var slotCapacity: Int { monotonic.storage.capacity + wall.storage.capacity }
+    /// Slots the heaps and the wheel hold allocated: for the memory tests.
+    var slotCapacity: Int { monotonic.capacity + wall.storage.capacity }
 
     // MARK: 1. Schedule
 
@@ -58,21 +76,22 @@ struct LoopTimerStore {
         nextSequence &+= 1
         if timer.isWall {
             wall.insert(timer, sequence: sequence)
-        } else {
-            monotonic.insert(timer, sequence: sequence)
+            return
         }
+        monotonic.insert(timer, sequence: sequence)
     }
 
-    /// Removes a timer that is in a heap. Returns false if it was not (it already fired, or the
-    /// loop already removed it).
+    /// Removes a timer that is in the store: from the wheel at once, or from its heap. Returns
+    /// false if it was not (it already fired, or the loop already removed it).
     @discardableResult
     mutating func remove(_ timer: LoopTimer) -> Bool {
+        guard timer.isWall else { return monotonic.remove(timer) }
         guard timer.heapIndex >= 0 else { return false }
-        if timer.isWall { wall.remove(timer) } else { monotonic.remove(timer) }
+        wall.remove(timer)
         return true
     }
 
-    /// Empties both heaps (shutdown), leaving every slot at -1.
+    /// Empties the heaps and the wheel (shutdown), leaving every slot at -1.
     mutating func removeAll() -> [LoopTimer] {
         monotonic.removeAll() + wall.removeAll()
     }
@@ -105,15 +124,17 @@ struct LoopTimerStore {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
+        monotonic.advance(monotonicNow: monotonicNow)
+        monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
         var target = Nanoseconds.never
         var latest = Nanoseconds.never
-        if let first = monotonic.firstKey, first.deadline != Nanoseconds.never {
+        if let first = monotonic.heap.firstKey, first.deadline != Nanoseconds.never {
             target = first.deadline
             latest = first.deadline
-            let leeway = monotonic.first!.leeway
+            let leeway = monotonic.heap.first!.leeway
             if leeway > 0 {
                 latest = Nanoseconds.adding(first.deadline, leeway)
-                if let second = monotonic.secondDeadline, second <= latest { target = max(target, second) }
+                if let second = monotonic.heap.secondDeadline, second <= latest { target = max(target, second) }
             }
         }
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
@@ -122,9 +143,16 @@ struct LoopTimerStore {
             target = min(target, converted)
             latest = min(latest, converted)
         }
+        // The wheel's next bucket must reach the heap before its timers can be due: a wake-up at or
+        // before that serves, like `flushBy`.
+        let wheelBy = monotonic.nextAdvance
         if let flushBy {
             target = min(target, flushBy)
             latest = min(latest, flushBy)
+        }
+        if wheelBy != .max {
+            target = min(target, wheelBy)
+            latest = min(latest, wheelBy)
         }
         guard target != Nanoseconds.never else { return .keep }
         if target <= monotonicNow { return .runNow }
@@ -152,8 +180,9 @@ struct LoopTimerStore {
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
-        guard let key = monotonic.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
-        return (monotonic.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
+        monotonic.advance(monotonicNow: monotonicNow)
+        guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
+        return (monotonic.heap.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }
 
     /// The same for wall-clock timers, measured on the wall clock.
@@ -198,13 +227,14 @@ struct LoopTimerStore {
     ///   gives its own buffers back at the same moment.
     @discardableResult
     mutating func giveBackMemory(monotonicNow: Int64, wallNow: @autoclosure () -> Int64) -> Bool {
-        var soonest = monotonic.firstKey?.deadline ?? .max
+        // A wheel bucket about to move counts as due: moving a big one is work of its own.
+        var soonest = min(monotonic.heap.firstKey?.deadline ?? .max, monotonic.nextAdvance)
         if let first = wall.firstKey {
             let remaining = Nanoseconds.subtracting(first.deadline, wallNow())
             soonest = min(soonest, Nanoseconds.adding(monotonicNow, remaining))
         }
         guard Nanoseconds.subtracting(soonest, monotonicNow) >= Self.quietPeriod else { return false }
-        monotonic.shrinkIfSparse(minimumCapacity: Self.keptSlots)
+        monotonic.shrink(keeping: Self.keptSlots)
         wall.shrinkIfSparse(minimumCapacity: Self.keptSlots)
         return true
     }

@@ -47,6 +47,13 @@ package struct IndexedHeap<Entry: HeapSlotEntry> {
             reference = Unmanaged.passRetained(entry)
         }
 
+        /// A node for an entry whose retain the caller hands over.
+        @inlinable init(retained reference: Unmanaged<Entry>, deadline: Int64, sequence: UInt64) {
+            self.deadline = deadline
+            self.sequence = sequence
+            self.reference = reference
+        }
+
         @inlinable var entry: Entry { reference.takeUnretainedValue() }
 
         /// Writes the entry's slot without retaining it: the heap's own retain keeps it alive.
@@ -88,6 +95,15 @@ package struct IndexedHeap<Entry: HeapSlotEntry> {
             "IndexedHeap.insert: the entry is already in a heap (slot \(entry.heapIndex))"
         )
         storage.append(Node(entry, sequence: sequence))
+        siftUp(storage.count - 1)
+        checkInvariants()
+    }
+
+    /// Inserts an entry whose +1 retain the caller hands over (a timer moving in from a
+    /// ``TimerWheel``, with no retain and release on the way), due at `deadline`, which must be its
+    /// ``HeapSlotEntry/deadline``.
+    @inlinable package mutating func insert(retained reference: Unmanaged<Entry>, deadline: Int64, sequence: UInt64) {
+        storage.append(Node(retained: reference, deadline: deadline, sequence: sequence))
         siftUp(storage.count - 1)
         checkInvariants()
     }

@@ -2,7 +2,11 @@ import Dispatch
 import Foundation
 
 /// The timers of a Dispatch-backed scheduler, one-shot and periodic: its own heaps ordered by
-/// `(deadline, scheduling order)`, one per clock, each woken by one `DispatchSourceTimer`.
+/// `(deadline, scheduling order)`, one per clock, each woken by one `DispatchSourceTimer`. The
+/// monotonic heap has a ``TimerWheel`` in front of it (``WheeledHeap``, as the loop engine's
+/// store): a timer due beyond the next millisecond tick waits in a wheel bucket, inserted and
+/// cancelled in O(1), and reaches the heap with its sequence a tick before it can be due, so it
+/// fires in the same order.
 ///
 /// Dispatch's own `asyncAfter` does not start equal deadlines in the order they were scheduled
 /// (its timers coalesce by leeway), and it keeps a cancelled block until its deadline. Here equal
@@ -18,7 +22,12 @@ import Foundation
 /// that tick on its grid is monotonic.
 package final class DispatchTimerQueue: Sendable {
     private struct State {
-        var monotonic = IndexedHeap<QueueTimer>()
+        /// A heap for what is due within a tick, a timing wheel in front of it for the rest (the
+        /// store the LoopScheduler uses): far timeouts are inserted and cancelled in O(1).
+        var monotonic = WheeledHeap<QueueTimer>(
+            tickShift: WheeledHeap<QueueTimer>.defaultTickShift,
+            shrinksOnRemoval: true
+        )
         var wall = IndexedHeap<QueueTimer>()
         var sequence: UInt64 = 0
         var armedMonotonic: Int64?
@@ -89,6 +98,7 @@ package final class DispatchTimerQueue: Sendable {
         state.withLock { $0.monotonic.count + $0.wall.count }
     }
 
+
     private func add(_ timer: QueueTimer) -> QueueTimer {
         state.withLock { state in
             Self.insert(timer, into: &state)
@@ -100,14 +110,21 @@ package final class DispatchTimerQueue: Sendable {
     private static func insert(_ timer: QueueTimer, into state: inout State) {
         timer.sequence = state.sequence
         state.sequence &+= 1
-        if timer.isWall { state.wall.insert(timer) } else { state.monotonic.insert(timer) }
+        if timer.isWall { state.wall.insert(timer) } else { state.monotonic.insert(timer, sequence: timer.sequence) }
     }
 
     func remove(_ timer: QueueTimer) {
         // The removed entry has no closure left (its disposer released it), so no user code runs
         // under the lock when the heap drops it.
         state.withLock { state in
-            if timer.isWall { state.wall.remove(timer) } else { state.monotonic.remove(timer) }
+            if timer.isWall {
+                state.wall.remove(timer)
+            } else {
+                state.monotonic.remove(timer)
+                // Everything cancelled: a burst's wheel buckets go back too (the heap shrinks by
+                // itself as it empties).
+                if state.monotonic.isEmpty && state.monotonic.capacity > 0 { state.monotonic.shrink(keeping: 1024) }
+            }
         }
     }
 
@@ -115,6 +132,13 @@ package final class DispatchTimerQueue: Sendable {
     /// not armed). A later target (the first timer was disposed) keeps the old arming: one
     /// wake-up for nothing beats a re-arm per cancel.
     private func arm(_ state: inout State) {
+        if state.monotonic.nextAdvance < state.armedMonotonic ?? .max {
+            // The wheel would set the wake-up: hand it what is due soon first, so a lone timer
+            // wakes the source once, at its deadline, not a tick early as well.
+            let now = Nanoseconds.monotonicNow()
+            state.monotonic.advance(monotonicNow: now)
+            state.monotonic.moveSmallBuckets(monotonicNow: now)
+        }
         if let (target, latest) = Self.wakeUp(for: state.monotonic),
             state.armedMonotonic.map({ $0 > latest }) ?? true
         {
@@ -141,6 +165,15 @@ package final class DispatchTimerQueue: Sendable {
     /// wakes at its deadline. Its leeway only lets that wake-up move to one that falls within it
     /// anyway (the one already armed, or the next timer's deadline), so two wake-ups become one.
     /// A saturated leeway therefore still ticks: at its deadline, or with the next timer.
+    private static func wakeUp(for timers: WheeledHeap<QueueTimer>) -> (target: Int64, latest: Int64)? {
+        // The wheel's next bucket must reach the heap before any of its timers is due.
+        let wheelBy = timers.nextAdvance
+        guard let (target, latest) = wakeUp(for: timers.heap) else {
+            return wheelBy == .max ? nil : (wheelBy, wheelBy)
+        }
+        return (min(target, wheelBy), min(latest, wheelBy))
+    }
+
     private static func wakeUp(for heap: IndexedHeap<QueueTimer>) -> (target: Int64, latest: Int64)? {
         guard let first = heap.firstKey, first.deadline != Nanoseconds.never else { return nil }
         let leeway = heap.first!.leeway
@@ -157,8 +190,9 @@ package final class DispatchTimerQueue: Sendable {
         let due: [QueueTimer] = state.withLock { state in
             var due: [QueueTimer] = []
             let monotonicNow = Nanoseconds.monotonicNow()
-            while let first = state.monotonic.firstKey, first.deadline <= monotonicNow {
-                due.append(state.monotonic.removeFirst()!)
+            state.monotonic.advance(monotonicNow: monotonicNow)
+            while let first = state.monotonic.heap.firstKey, first.deadline <= monotonicNow {
+                due.append(state.monotonic.heap.removeFirst()!)
             }
             if !state.wall.isEmpty {
                 let wallNow = Nanoseconds.wallNow()

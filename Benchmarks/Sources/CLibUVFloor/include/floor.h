@@ -26,6 +26,11 @@ double floor_lateness(int n, double *p99, double *p999, double *max, int *early)
 /// Heap bytes per pending timer with n pending.
 double floor_pending_memory(int n);
 
+/// ns per operation of timeouts-churn: n pending 30 s timeouts on the loop; each of `ops` operations
+/// cancels one (the oldest, or a random one when `random_order`) and schedules one. Heap bytes per
+/// pending timer (the timer and its heap slot) through `bytes_per_timer`.
+double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_timer);
+
 /// Heap bytes in use (glibc mallinfo2), for the Swift benchmarks' memory figures.
 long floor_heap_bytes_in_use(void);
 

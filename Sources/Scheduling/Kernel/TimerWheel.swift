@@ -1,0 +1,275 @@
+/// Far timers in coarse buckets, in front of an ``IndexedHeap`` that keeps the precise order: a
+/// hierarchical timing wheel (tokio's layout: 6 levels of 64 slots, an occupancy bitmap per level)
+/// whose lowest slots are not fired but handed to the heap one tick before they can be due.
+///
+/// A timeout that is cancelled while it is still far away (nearly all of them) costs an append to
+/// a bucket and a swap-remove from it: O(1), no sift through a heap that outgrew the cache, and
+/// nothing kept until its bucket comes round. A timer that survives moves down a level each time
+/// its bucket's range starts (at most five moves, each O(1)) and into the heap keyed by its exact
+/// `(deadline, sequence)`, so it fires with the heap's precision, in order with everything else.
+///
+/// Ticks are `deadline >> tickShift` nanoseconds. `elapsed` is the last tick handed to the heap:
+/// every entry in the wheel is due at a later tick, in the slot of the highest 6-bit digit in
+/// which its tick differs from `elapsed`. That slot never changes until the wheel processes it
+/// (advancing never crosses an occupied slot's start), so an entry's bucket is recomputed from its
+/// deadline and only its position in the bucket is stored: in its `heapIndex`, as `-(position + 2)`
+/// (-1 means in no store, 0 and up a heap slot).
+///
+/// Like the heap, the wheel holds one retain of each entry and must be emptied (``removeAll()``)
+/// before it is dropped.
+///
+/// - Complexity: `insert` and `remove` O(1); moving a bucket O(its entries); finding the next
+///   occupied bucket O(levels) with the bitmaps.
+@usableFromInline
+package struct TimerWheel<Entry: HeapSlotEntry> {
+    @usableFromInline
+    package struct Element {
+        /// Retained by the wheel while the entry is in it.
+        @usableFromInline var reference: Unmanaged<Entry>
+        /// Stamped when the timer was scheduled: the heap orders equal deadlines by it.
+        @usableFromInline var sequence: UInt64
+
+        @inlinable init(_ reference: Unmanaged<Entry>, _ sequence: UInt64) {
+            self.reference = reference
+            self.sequence = sequence
+        }
+    }
+
+    @usableFromInline static var levels: Int { 6 }
+    @usableFromInline static var slotsPerLevel: Int { 64 }
+
+    /// log2 of a level-0 slot's width in nanoseconds.
+    @usableFromInline package let tickShift: Int
+    /// `levels × 64` buckets, level-major.
+    @usableFromInline var buckets: [[Element]]
+    /// Per level, bit `s` set when bucket `s` holds an entry.
+    @usableFromInline var occupied: [UInt64]
+    /// Per level, bit `s` set when bucket `s` may hold spare capacity (see ``shrinkBuckets(keeping:)``).
+    @usableFromInline var touched: [UInt64]
+    /// The last tick handed to the heap (see the type's notes).
+    @usableFromInline package private(set) var elapsed: Int64 = 0
+    @usableFromInline package private(set) var count = 0
+    /// The start tick of the earliest occupied bucket, or `Int64.max`; recomputed after a move and
+    /// lowered on insert (a removal may leave it early: one wake-up that moves nothing).
+    @usableFromInline var nextStart: Int64 = .max
+
+    /// A wheel whose level-0 slots are `1 << tickShift` nanoseconds wide; level `l` slots are
+    /// `64^l` times wider. Six levels cover `2^(36 + tickShift)` nanoseconds; later deadlines stay
+    /// in the heap.
+    @inlinable package init(tickShift: Int) {
+        precondition(tickShift >= 0 && tickShift < 26, "TimerWheel: tickShift \(tickShift) out of range")
+        self.tickShift = tickShift
+        buckets = Array(repeating: [], count: Self.levels * Self.slotsPerLevel)
+        occupied = Array(repeating: 0, count: Self.levels)
+        touched = Array(repeating: 0, count: Self.levels)
+    }
+
+    @inlinable package var isEmpty: Bool { count == 0 }
+
+    /// The level at which `when` is filed relative to `elapsed` (`when > elapsed`): the highest
+    /// 6-bit digit in which they differ; `levels` or more means beyond the wheel.
+    @inlinable @inline(__always)
+    static func level(_ elapsed: Int64, _ when: Int64) -> Int {
+        let differing = UInt64(bitPattern: elapsed ^ when)
+        return (63 - differing.leadingZeroBitCount) / 6
+    }
+
+    @inlinable @inline(__always)
+    func bucket(of when: Int64) -> (level: Int, slot: Int) {
+        let level = Self.level(elapsed, when)
+        return (level, Int(truncatingIfNeeded: when >> (6 * level)) & 63)
+    }
+
+    /// The first tick of `slot` at `level`, in the rotation `elapsed` is in.
+    @inlinable @inline(__always)
+    func start(level: Int, slot: Int) -> Int64 {
+        let above = elapsed & ~((Int64(1) << (6 * (level + 1))) &- 1)
+        return above | (Int64(slot) << (6 * level))
+    }
+
+    /// Files `reference` (a +1 retain the wheel keeps) if its deadline lies beyond the tick already
+    /// handed to the heap and within the wheel. Returns false, keeping nothing, otherwise: the
+    /// caller puts it in the heap.
+    @inlinable @inline(__always)
+    package mutating func insert(_ reference: Unmanaged<Entry>, deadline: Int64, sequence: UInt64) -> Bool {
+        let when = deadline >> tickShift
+        guard when > elapsed, deadline != .max else { return false }
+        let (level, slot) = bucket(of: when)
+        guard level < Self.levels else { return false }
+        let index = level &* 64 &+ slot
+        let position = buckets[index].count
+        reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
+        buckets[index].append(Element(reference, sequence))
+        occupied[level] |= 1 << UInt64(slot)
+        count += 1
+        let first = start(level: level, slot: slot)
+        if first < nextStart { nextStart = first }
+        return true
+    }
+
+    /// Removes `entry` if it is in the wheel, releasing the wheel's retain. Returns false if not.
+    @inlinable @discardableResult
+    package mutating func remove(_ entry: Entry) -> Bool {
+        let encoded = entry.heapIndex
+        guard encoded <= -2 else { return false }
+        let position = -encoded - 2
+        let (level, slot) = bucket(of: entry.deadline >> tickShift)
+        let index = level &* 64 &+ slot
+        guard position < buckets[index].count,
+            buckets[index][position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+        else { return false }
+        let last = buckets[index].count - 1
+        if position != last {
+            buckets[index].swapAt(position, last)
+            buckets[index][position].reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
+        }
+        buckets[index].removeLast().reference.release()
+        entry.heapIndex = -1
+        count -= 1
+        // An empty wheel asks for no wake-up (a cancel-heavy loop would otherwise wake at the
+        // boundary of a bucket it emptied).
+        if count == 0 { nextStart = .max }
+        let bit: UInt64 = 1 << UInt64(slot)
+        if buckets[index].isEmpty { occupied[level] &= ~bit }
+        touched[level] |= bit
+        return true
+    }
+
+    /// The earliest occupied bucket, lowest level first: an entry at level `l` shares every digit
+    /// above `l` with `elapsed`, so it is due before any entry of a higher level.
+    @inlinable
+    func nextOccupied() -> (level: Int, slot: Int, start: Int64)? {
+        for level in 0..<Self.levels {
+            let digit = UInt64(truncatingIfNeeded: elapsed >> (6 * level)) & 63
+            // Entries sit strictly after elapsed's own digit at their level.
+            let later = occupied[level] & ~((UInt64(2) << digit) &- 1)
+            if later != 0 {
+                let slot = later.trailingZeroBitCount
+                return (level, slot, start(level: level, slot: slot))
+            }
+        }
+        return nil
+    }
+
+    /// The earliest time (nanoseconds) at which ``advance(now:into:)`` has work: one tick before
+    /// the earliest occupied bucket's range starts, so its entries reach the heap before any can
+    /// be due. `Int64.max` when the wheel is empty.
+    @inlinable package var nextAdvance: Int64 {
+        guard nextStart != .max else { return .max }
+        // Every occupied bucket starts at or before some entry's tick, so this cannot overflow.
+        return (nextStart &- 1) << tickShift
+    }
+
+    /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
+    /// down a level where their bucket's range began, and moves `elapsed` to that tick.
+    ///
+    /// Called on an empty wheel too (cheaply), so that `elapsed` follows the clock: a timer
+    /// scheduled after a quiet spell is filed relative to a recent tick, at the level its delay
+    /// calls for, instead of cascading down from a stale one.
+    @inlinable package mutating func advance(now: Int64, into heap: inout IndexedHeap<Entry>) {
+        let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
+        if count == 0 {
+            elapsed = target
+            nextStart = .max
+            return
+        }
+        while count > 0, let next = nextOccupied(), next.start <= target {
+            move(next, into: &heap)
+        }
+        elapsed = target
+        nextStart = nextOccupied()?.start ?? .max
+    }
+
+    /// The earliest occupied bucket's first tick and how many entries it holds.
+    @inlinable package var nextBucket: (start: Int64, count: Int)? {
+        guard count > 0, let next = nextOccupied() else { return nil }
+        return (next.start, buckets[next.level &* 64 &+ next.slot].count)
+    }
+
+    /// Processes the earliest occupied bucket now, before its range begins: its entries go down a
+    /// level or into `heap`, and `elapsed` moves to the bucket's first tick (so timers due before
+    /// it go straight to the heap from now on). Early is always correct, the heap being precise;
+    /// it only trades the wheel's O(1) cancel for those timers against a wake-up.
+    @inlinable package mutating func moveNextBucket(into heap: inout IndexedHeap<Entry>) {
+        guard count > 0, let next = nextOccupied() else { return }
+        move(next, into: &heap)
+        nextStart = nextOccupied()?.start ?? .max
+    }
+
+    @inlinable
+    mutating func move(_ next: (level: Int, slot: Int, start: Int64), into heap: inout IndexedHeap<Entry>) {
+        elapsed = next.start
+        let index = next.level &* 64 &+ next.slot
+        var taken: [Element] = []
+        swap(&taken, &buckets[index])
+        let bit: UInt64 = 1 << UInt64(next.slot)
+        occupied[next.level] &= ~bit
+        touched[next.level] |= bit
+        count -= taken.count
+        for element in taken {
+            let deadline = element.reference._withUnsafeGuaranteedRef { entry in
+                entry.heapIndex = -1
+                return entry.deadline
+            }
+            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+            }
+        }
+        // Keep the buffer for the bucket's next round; a quiet store frees it.
+        taken.removeAll(keepingCapacity: true)
+        if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
+    }
+
+    /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the buckets.
+    @inlinable package mutating func removeAll() -> [Entry] {
+        var all: [Entry] = []
+        all.reserveCapacity(count)
+        for index in buckets.indices {
+            for element in buckets[index] {
+                let entry = element.reference.takeRetainedValue()
+                entry.heapIndex = -1
+                all.append(entry)
+            }
+            buckets[index] = []
+        }
+        for level in 0..<Self.levels {
+            occupied[level] = 0
+            touched[level] = 0
+        }
+        count = 0
+        nextStart = .max
+        return all
+    }
+
+    /// Bucket slots allocated, for the memory tests.
+    @inlinable package var capacity: Int { buckets.reduce(0) { $0 + $1.capacity } }
+
+    /// Gives back the buffers of emptied buckets, and of buckets that shrank to a quarter of a
+    /// capacity over `keeping` slots. Visits only buckets touched by a removal or a move since the last
+    /// call, so a quiet loop that asks every iteration pays nothing for the rest.
+    @inlinable package mutating func shrinkBuckets(keeping: Int) {
+        for level in 0..<Self.levels {
+            var bits = touched[level]
+            touched[level] = 0
+            while bits != 0 {
+                let slot = bits.trailingZeroBitCount
+                bits &= bits &- 1
+                let index = level &* 64 &+ slot
+                let capacity = buckets[index].capacity
+                let count = buckets[index].count
+                if count == 0 {
+                    if capacity > 0 { buckets[index] = [] }
+                    continue
+                }
+                guard capacity > keeping, count < capacity / 4 else { continue }
+                var smaller: [Element] = []
+                smaller.reserveCapacity(count * 2)
+                smaller.append(contentsOf: buckets[index])
+                buckets[index] = smaller
+            }
+        }
+    }
+}
+
+extension TimerWheel: Sendable where Entry: Sendable {}
+extension TimerWheel.Element: Sendable where Entry: Sendable {}

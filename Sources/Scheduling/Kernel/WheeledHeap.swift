@@ -1,0 +1,90 @@
+/// The monotonic timers of a scheduler: an ``IndexedHeap`` for those due within the horizon (the
+/// tick after the current one) and a ``TimerWheel`` in front of it for the rest. Shared by the
+/// LoopScheduler's store and the Dispatch-backed schedulers' timer queue.
+///
+/// Every timer that fires is popped from ``heap``, in `(deadline, sequence)` order: callers
+/// ``advance(monotonicNow:)`` first, which hands every timer due by then (and up to one tick
+/// later) to the heap with its sequence, and arm their wake-up no later than ``nextAdvance``.
+/// An entry's `heapIndex` says where it is: 0 and up a heap slot, -2 and down a wheel position,
+/// -1 nowhere.
+@usableFromInline
+package struct WheeledHeap<Entry: HeapSlotEntry> {
+    @usableFromInline package var heap: IndexedHeap<Entry>
+    @usableFromInline package var wheel: TimerWheel<Entry>
+
+    /// A bucket this small, starting within 64 ticks, moves into the heap in
+    /// ``moveSmallBuckets(monotonicNow:)`` rather than costing a wake-up one tick early: a lone or
+    /// periodic timer wakes its scheduler once, at its deadline.
+    @usableFromInline package static var smallBucket: Int { 64 }
+
+    /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (tokio's), which makes six
+    /// levels reach 2^56 ns; the note on issue 16 has the measurements that chose it.
+    @usableFromInline package static var defaultTickShift: Int { 20 }
+
+    @inlinable package init(tickShift: Int, shrinksOnRemoval: Bool) {
+        heap = IndexedHeap(shrinksOnRemoval: shrinksOnRemoval)
+        wheel = TimerWheel(tickShift: tickShift)
+    }
+
+    @inlinable package var count: Int { heap.count + wheel.count }
+    @inlinable package var isEmpty: Bool { heap.isEmpty && wheel.isEmpty }
+    /// Slots allocated in the heap and the wheel, for the memory tests.
+    @inlinable package var capacity: Int { heap.storage.capacity + wheel.capacity }
+
+    /// Files `entry` (not in any store) with the sequence stamped when it was scheduled.
+    @inlinable package mutating func insert(_ entry: Entry, sequence: UInt64) {
+        precondition(entry.heapIndex == -1, "WheeledHeap.insert: the entry is already in a store")
+        let reference = Unmanaged.passRetained(entry)
+        if !wheel.insert(reference, deadline: entry.deadline, sequence: sequence) {
+            heap.insert(retained: reference, deadline: entry.deadline, sequence: sequence)
+        }
+    }
+
+    /// Removes `entry` from the wheel or the heap. Returns false if it was in neither.
+    @inlinable @discardableResult
+    package mutating func remove(_ entry: Entry) -> Bool {
+        let slot = entry.heapIndex
+        if slot <= -2 { return wheel.remove(entry) }
+        guard slot >= 0 else { return false }
+        heap.remove(entry)
+        return true
+    }
+
+    /// Hands the wheel's buckets that start within the horizon to the heap; on an empty wheel,
+    /// moves its clock along (cheap).
+    @inlinable @inline(__always)
+    package mutating func advance(monotonicNow: Int64) {
+        if monotonicNow >= wheel.nextAdvance || wheel.isEmpty { wheel.advance(now: monotonicNow, into: &heap) }
+    }
+
+    /// The earliest time the wheel needs ``advance(monotonicNow:)``: a wake-up at or before it
+    /// serves. `Int64.max` when the wheel is empty.
+    @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
+
+    /// Before sleeping: small buckets due soon, whose move would be the next wake-up, move now
+    /// (see ``smallBucket``). `elapsed` moves at most 64 ticks ahead, so timers due later keep
+    /// going to the wheel.
+    @inlinable package mutating func moveSmallBuckets(monotonicNow: Int64) {
+        let (ahead, overflow) = monotonicNow.addingReportingOverflow(Int64(64) << wheel.tickShift)
+        let soon = (overflow ? Int64.max : ahead) >> wheel.tickShift
+        while let next = wheel.nextBucket, next.start <= soon, next.count <= Self.smallBucket,
+            wheel.nextAdvance < heap.firstKey?.deadline ?? .max
+        {
+            wheel.moveNextBucket(into: &heap)
+        }
+    }
+
+    /// Empties both (shutdown), leaving every entry's slot at -1.
+    @inlinable package mutating func removeAll() -> [Entry] {
+        heap.removeAll() + wheel.removeAll()
+    }
+
+    /// Gives back what a burst grew: a sparse heap down to `keeping` slots, emptied or sparse
+    /// buckets touched since the last call.
+    @inlinable package mutating func shrink(keeping: Int) {
+        heap.shrinkIfSparse(minimumCapacity: keeping)
+        wheel.shrinkBuckets(keeping: keeping)
+    }
+}
+
+extension WheeledHeap: Sendable where Entry: Sendable {}
