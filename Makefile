@@ -2,16 +2,21 @@
 #   make run    loopsched's benchmark on the default workloads (release build)
 #   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
 #               concurrency suites again under the thread and the address sanitizer
-# and one more:
+#               (and the resolution check below)
+# and more:
+#   make check-resolution  what a package depending on this one resolves, per product and trait
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
 SWIFT ?= swift
-STRICT := -Xswiftc -warnings-as-errors
+# Every integration trait and the command-line tool's (see Package.swift): the repository's own
+# builds use all of them, always the same set, so the builds share one plan.
+TRAITS := --traits OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
+STRICT := -Xswiftc -warnings-as-errors $(TRAITS)
 # Suites that exercise threads: run again under the sanitizers.
-CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
+CONCURRENCY_SUITES := Races|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 
-.PHONY: all deps build test test-unit test-tsan test-asan crosscheck run bench example clean
+.PHONY: all deps build test test-unit test-tsan test-asan crosscheck check-resolution run bench example clean
 
 all: build
 
@@ -21,7 +26,7 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: test-unit crosscheck test-tsan test-asan
+test: check-resolution test-unit crosscheck test-tsan test-asan
 
 test-unit: deps
 	$(SWIFT) test $(STRICT)
@@ -36,6 +41,9 @@ test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
 		$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address --filter '$(CONCURRENCY_SUITES)'
 
+check-resolution:
+	SWIFT=$(SWIFT) ./scripts/check-resolution.sh
+
 run: deps
 	$(SWIFT) run $(STRICT) -c release loopsched bench
 
@@ -45,4 +53,4 @@ example: deps
 	SWIFT=$(SWIFT) ./scripts/example.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan Examples/TimeoutServer/.build
+	rm -rf .build .build-tsan .build-asan .build-docs Examples/TimeoutServer/.build

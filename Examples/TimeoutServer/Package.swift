@@ -7,7 +7,8 @@ import PackageDescription
 let package = Package(
     name: "TimeoutServer",
     dependencies: [
-        .package(name: "swift-schedulers", path: "../.."),
+        // The integrations the server uses are package traits of swift-schedulers.
+        .package(name: "swift-schedulers", path: "../..", traits: ["ServiceLifecycle", "Metrics", "Tracing"]),
         // No default traits: the example needs neither swift-configuration nor full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import LoopScheduling
 import Scheduling
@@ -97,3 +98,4 @@ public final class LoopMetrics: LoopSchedulerMetricsDelegate {
         registry.withHandles(for: info.loopName) { $0.record(info) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import OpenCombine
 import Scheduling
 
@@ -140,3 +141,4 @@ private struct CombineAction: @unchecked Sendable {
         self.run = run
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import LoopScheduling
 import ServiceLifecycle
 
@@ -76,3 +77,4 @@ enum ServiceWait {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import Foundation
 import LoopScheduling
@@ -164,3 +165,4 @@ final class Progress {
         FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 78) + "\r").utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 /// A broken rule of the behaviour contract.
 struct Violation: Equatable {
     /// The rule, as numbered in DESIGN section 4 (and "cross" for a disagreement between schedulers).
@@ -130,3 +131,4 @@ func crossViolations(_ script: Script, _ traces: [CheckedScheduler: Trace]) -> [
     }
     return found
 }
+#endif

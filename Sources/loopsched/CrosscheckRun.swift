@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -263,3 +264,4 @@ private actor PinnedActor {
         body()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 
 /// A `--workload` value. The timer workloads (DESIGN §7) and the async ones (§8) compare different
@@ -36,3 +37,4 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
 
     static var allValueStrings: [String] { allCases.map(\.name) }
 }
+#endif

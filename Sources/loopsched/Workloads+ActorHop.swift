@@ -1,3 +1,4 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
@@ -110,3 +111,4 @@ actor PlainCounter: HopTarget {
         return calls
     }
 }
+#endif

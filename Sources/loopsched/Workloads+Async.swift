@@ -1,3 +1,4 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
@@ -113,3 +114,4 @@ enum AsyncSystem: String, CaseIterable, Codable {
         self == .taskSleep || self == .continuousClock || self == .taskGroupRace
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
@@ -99,3 +100,4 @@ func raceTaskSleep<T: Sendable>(
         return first
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import Foundation
 import Scheduling
@@ -269,3 +270,4 @@ enum Workload: String, CaseIterable, Codable {
         return sample
     }
 }
+#endif

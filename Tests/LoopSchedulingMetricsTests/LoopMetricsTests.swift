@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import Dispatch
 import Foundation
@@ -126,3 +127,4 @@ struct LoopMetricsTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import LoopScheduling
 import LoopSchedulingMetrics
@@ -30,3 +31,4 @@ struct MetricsReadmeExamples {
         loops.shutdown()
     }
 }
+#endif

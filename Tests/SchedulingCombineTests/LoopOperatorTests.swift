@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import LoopScheduling
 import OpenCombine
@@ -169,3 +170,4 @@ struct LoopOperatorTests {
         }
     }
 }
+#endif

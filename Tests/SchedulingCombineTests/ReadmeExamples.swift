@@ -1,3 +1,4 @@
+#if OpenCombine
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -52,3 +53,4 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     }
     return true
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import OpenCombine
 import Scheduling
@@ -127,3 +128,4 @@ struct CombineCrashTests {
         )
     }
 }
+#endif

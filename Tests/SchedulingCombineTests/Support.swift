@@ -1,3 +1,4 @@
+#if OpenCombine
 import Dispatch
 import Foundation
 import OpenCombine
@@ -44,3 +45,4 @@ enum Outcome: Sendable, Equatable {
 
 /// Nanoseconds of seconds, for readable expectations.
 func ns(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) }
+#endif

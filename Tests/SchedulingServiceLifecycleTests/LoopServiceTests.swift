@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import Foundation
 import LoopScheduling
 import Scheduling
@@ -142,3 +143,4 @@ struct LoopServiceTests {
         for probe in probes { Self.expectShutDown(probe) }
     }
 }
+#endif
