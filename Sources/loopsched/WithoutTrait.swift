@@ -9,7 +9,10 @@ import Foundation
 enum LoopschedWithoutTrait {
     static func main() {
         FileHandle.standardError.write(
-            Data("loopsched was built without the CommandLineTool trait: use `make run`, or `swift run --traits CommandLineTool loopsched`.\n".utf8)
+            Data(
+                "loopsched was built without the CommandLineTool trait: use `make run`, or `swift run --traits CommandLineTool loopsched`.\n"
+                    .utf8
+            )
         )
         exit(64)
     }

@@ -6,9 +6,11 @@ import ArgumentParser
 enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
     case timers(Workload)
     case async(AsyncWorkload)
+    case tracing(TracingWorkload)
 
     static var allCases: [WorkloadSelection] {
         Workload.allCases.map(Self.timers) + AsyncWorkload.allCases.map(Self.async)
+            + TracingWorkload.allCases.map(Self.tracing)
     }
 
     init?(argument: String) {
@@ -16,6 +18,8 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
             self = .timers(workload)
         } else if let workload = AsyncWorkload(rawValue: argument) {
             self = .async(workload)
+        } else if let workload = TracingWorkload(rawValue: argument) {
+            self = .tracing(workload)
         } else {
             return nil
         }
@@ -25,6 +29,7 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         switch self {
         case .timers(let workload): workload.rawValue
         case .async(let workload): workload.rawValue
+        case .tracing(let workload): workload.rawValue
         }
     }
 
@@ -32,6 +37,7 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         switch self {
         case .timers(let workload): workload.summary
         case .async(let workload): workload.summary
+        case .tracing(let workload): workload.summary
         }
     }
 

@@ -28,9 +28,10 @@ final class Probe: Sendable {
     func record(_ name: String = "callback") {
         let span = tracer.startSpan(name)
         span.end()
-        continuation.yield(Sighting(name: name, span: span.spanContext, current: Schedulers.current.map(ObjectIdentifier.init)))
+        continuation.yield(
+            Sighting(name: name, span: span.spanContext, current: Schedulers.current.map(ObjectIdentifier.init))
+        )
     }
-
 
     /// Runs `body` inside a span named `name` and returns that span's identity.
     func inSpan(_ name: String, _ body: () throws -> Void) rethrows -> InMemorySpanContext {

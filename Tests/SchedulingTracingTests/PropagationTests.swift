@@ -109,7 +109,11 @@ struct PropagationTests {
             let request = probe.inSpan("request") {
                 let disposable = traced.scheduleRecursive { reschedule in
                     probe.record()
-                    if runs.withLock({ $0 += 1; return $0 }) < 3 { reschedule() }
+                    let run = runs.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    if run < 3 { reschedule() }
                 }
                 recursion.withLock { $0 = disposable }
             }
