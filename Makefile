@@ -2,9 +2,10 @@
 #   make run    loopsched's benchmark on the default workloads (release build)
 #   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
 #               concurrency suites again under the thread and the address sanitizer
-#               (and the resolution check below)
+#               (and the resolution check and the documentation build below)
 # and more:
 #   make check-resolution  what a package depending on this one resolves, per product and trait
+#   make docs     the DocC documentation of every public module, warnings as errors
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
@@ -16,7 +17,7 @@ STRICT := -Xswiftc -warnings-as-errors $(TRAITS)
 # Suites that exercise threads: run again under the sanitizers.
 CONCURRENCY_SUITES := Races|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 
-.PHONY: all deps build test test-unit test-tsan test-asan crosscheck check-resolution run bench example clean
+.PHONY: all deps build test test-unit test-tsan test-asan crosscheck check-resolution docs run bench example clean
 
 all: build
 
@@ -26,7 +27,7 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: check-resolution test-unit crosscheck test-tsan test-asan
+test: check-resolution test-unit crosscheck docs test-tsan test-asan
 
 test-unit: deps
 	$(SWIFT) test $(STRICT)
@@ -43,6 +44,9 @@ test-asan: deps
 
 check-resolution:
 	SWIFT=$(SWIFT) ./scripts/check-resolution.sh
+
+docs: deps
+	SWIFT=$(SWIFT) ./scripts/docs.sh
 
 run: deps
 	$(SWIFT) run $(STRICT) -c release loopsched bench

@@ -14,7 +14,10 @@ let strictSettings: [SwiftSetting] = [
 let integrationTraitNames: Set<String> = ["OpenCombine", "ServiceLifecycle", "Metrics", "Tracing"]
 let integrationTraits: Set<Trait> = [
     .trait(name: "OpenCombine", description: "SchedulingCombine: any DateScheduler as an OpenCombine Scheduler."),
-    .trait(name: "ServiceLifecycle", description: "SchedulingServiceLifecycle: loops as swift-service-lifecycle services."),
+    .trait(
+        name: "ServiceLifecycle",
+        description: "SchedulingServiceLifecycle: loops as swift-service-lifecycle services."
+    ),
     .trait(name: "Metrics", description: "LoopSchedulingMetrics: loop statistics through swift-metrics."),
     .trait(name: "Tracing", description: "SchedulingTracing: ServiceContext carried from schedule into the action."),
 ]
@@ -23,7 +26,8 @@ let buildsDocumentationForSPI = Context.environment["SPI_GENERATE_DOCS"] != nil
 let traits: Set<Trait> = integrationTraits.union([
     .trait(
         name: "CommandLineTool",
-        description: "The loopsched benchmark and cross-check tool (swift-argument-parser); for this repository's own builds.",
+        description:
+            "The loopsched benchmark and cross-check tool (swift-argument-parser); for this repository's own builds.",
         enabledTraits: ["Tracing"]
     ),
     // The Swift Package Index builds the documentation with every integration in it.
@@ -101,7 +105,11 @@ let package = Package(
             name: "SchedulingTracing",
             dependencies: [
                 "Scheduling",
-                .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "Instrumentation",
+                    package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing"])
+                ),
             ],
             swiftSettings: strictSettings
         ),

@@ -7,7 +7,7 @@ import Scheduling
 /// calls ``SchedulerTimerHandler/timerCancelledByScheduler()``, so an `await` on it is never left
 /// suspended.
 extension LoopScheduler {
-    /// See ``DateScheduler/schedule(after:leeway:handler:)``. `leeway` lets the wake-up coalesce
+    /// See `DateScheduler.schedule(after:leeway:handler:)`. `leeway` lets the wake-up coalesce
     /// with another within it; a lone timer still fires at its deadline.
     @discardableResult
     public func schedule<Handler: SchedulerTimerHandler>(
@@ -26,7 +26,7 @@ extension LoopScheduler {
         return core.scheduleTimer(timer)
     }
 
-    /// See ``DateScheduler/schedule(at:leeway:handler:)``. A non-finite date stops the program.
+    /// See `DateScheduler.schedule(at:leeway:handler:)`. A non-finite date stops the program.
     @discardableResult
     public func schedule<Handler: SchedulerTimerHandler>(
         at date: Date,
@@ -45,7 +45,7 @@ extension LoopScheduler {
         return core.scheduleTimer(timer)
     }
 
-    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:handler:)``. When the loop shuts
+    /// See `DateScheduler.schedule(after:repeatingEvery:leeway:handler:)`. When the loop shuts
     /// down, the handler hears `timerCancelledByScheduler()` (how a tick sequence ends).
     @discardableResult
     public func schedule<Handler: SchedulerTimerHandler>(

@@ -2,7 +2,7 @@ import Foundation
 import Scheduling
 import Synchronization
 
-/// A serial ``DateScheduler`` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
+/// A serial `DateScheduler` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
 /// and wall-clock `at:`) and fixed-rate periodic timers, with the same contract as the Dispatch
 /// schedulers, cheaper and more precise.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 /// ```
 ///
 /// Three ways to run it: on its own thread (``init(name:)``), on the caller's thread until
-/// ``shutdown()`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
+/// ``shutdown()-3x23v`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
 ///
 /// - Work from other threads goes through one lock into a queue. A task or job wakes the loop
 ///   unless a wake-up is already pending; a timer due no earlier than the loop's armed wake-up,
@@ -27,9 +27,9 @@ import Synchronization
 ///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. A timer never starts
 ///   early. Disposing a timer on the loop thread frees its slot and closure at once; from another
 ///   thread the closure at once and the slot at the loop's next look at its queue (within 10 ms).
-/// - Dropping the last reference shuts the loop down, as ``shutdown()`` does. Tasks still queued
-///   then run during that shutdown with ``Schedulers/current`` nil: the scheduler no longer exists
-///   to be returned. Hold a reference until ``shutdown()`` returns if tasks rely on it.
+/// - Dropping the last reference shuts the loop down, as ``shutdown()-3x23v`` does. Tasks still queued
+///   then run during that shutdown with `Schedulers.current` nil: the scheduler no longer exists
+///   to be returned. Hold a reference until ``shutdown()-3x23v`` returns if tasks rely on it.
 public final class LoopScheduler: DateScheduler {
     /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
     public let name: String
@@ -68,14 +68,14 @@ public final class LoopScheduler: DateScheduler {
     /// `schedule` goes through its locked cross-thread queue, so creating it elsewhere is safe too.
     /// The current scheduler is set around every action the scheduler runs, and only then: a
     /// host's own callbacks on the loop thread do not see it as current. The scheduler's handles
-    /// keep `uv_run` from returning until ``shutdown()``, which closes only the scheduler's own
+    /// keep `uv_run` from returning until ``shutdown()-3x23v``, which closes only the scheduler's own
     /// handles, never the host's loop.
     ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
     /// - Throws: ``LoopSchedulerError`` naming the call if a handle or a timerfd cannot be created.
     ///   The handles already initialised are closed; their memory is freed by their close callbacks
     ///   the next time the host runs its loop.
-    /// - Note: ``shutdown()`` on another thread waits for the host's loop to process the closing;
+    /// - Note: ``shutdown()-3x23v`` on another thread waits for the host's loop to process the closing;
     ///   the host must keep running the loop until it returns. Called on the loop's thread outside
     ///   any of the scheduler's actions before the loop has run once, it would wait for itself:
     ///   shut down from an action instead.
@@ -83,7 +83,7 @@ public final class LoopScheduler: DateScheduler {
         try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
     }
 
-    /// Runs a loop on the calling thread until ``shutdown()``: for a server's main thread.
+    /// Runs a loop on the calling thread until ``shutdown()-3x23v``: for a server's main thread.
     ///
     /// `body` runs first, on this thread, with the scheduler current: schedule the first work there
     /// and keep the scheduler (or a way to shut it down) where it is needed. The call returns after
@@ -161,7 +161,7 @@ public final class LoopScheduler: DateScheduler {
     /// same loop iteration; from another thread it runs in the loop's next iteration.
     ///
     /// - Returns: a disposable; disposing it before the action starts guarantees it never starts.
-    ///   After ``shutdown()`` began, an already-disposed disposable, and the action never runs.
+    ///   After ``shutdown()-3x23v`` began, an already-disposed disposable, and the action never runs.
     /// - Note: `dispose()` races with the start of the action on the loop thread: it promises only
     ///   that an action which has not started will not start.
     @discardableResult
@@ -189,7 +189,7 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: action))
     }
 
-    /// See ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``. A sub-millisecond interval
+    /// See `DateScheduler.schedule(after:repeatingEvery:leeway:_:)`. A sub-millisecond interval
     /// stays periodic; ticks never run back to back to catch up.
     @discardableResult
     public func schedule(
@@ -237,7 +237,7 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(entry)
     }
 
-    /// See ``DateScheduler/schedule(at:repeatingEvery:leeway:_:)``: the first tick follows the wall
+    /// See `DateScheduler.schedule(at:repeatingEvery:leeway:_:)`: the first tick follows the wall
     /// clock, the grid after it the monotonic clock.
     @discardableResult
     public func schedule(
@@ -269,8 +269,8 @@ public final class LoopScheduler: DateScheduler {
     /// On a loop thread it never blocks: on this loop's thread (from inside an action) it completes
     /// after the current batch of actions, without waiting for itself; on another loop's thread it
     /// begins the shutdown and returns, since waiting there could deadlock two loops that shut
-    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()``).
-    /// Await ``shutdown()-swift.method`` or call it from a plain thread to know it finished.
+    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()-7fdug``).
+    /// Await ``shutdown()-7hnw`` or call it from a plain thread to know it finished.
     ///
     /// - Note: a pending timer whose closure captures its own scheduler keeps the scheduler alive,
     ///   so dropping your reference then does not shut it down: call ``shutdown()``. After `fork()`

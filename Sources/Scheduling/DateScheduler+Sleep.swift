@@ -24,7 +24,7 @@ extension DateScheduler {
         try await SchedulerSleep.sleep { schedule(after: duration, leeway: leeway, handler: $0) }
     }
 
-    /// Suspends the calling task until the scheduler's wall clock reaches `date` (``now``, virtual
+    /// Suspends the calling task until the scheduler's wall clock reaches `date` (``DateScheduler/now``, virtual
     /// on ``TestScheduler``); never earlier, up to `leeway` later. A past date resumes as soon as
     /// possible. Cancellation and shutdown as in ``sleep(for:leeway:)``.
     ///

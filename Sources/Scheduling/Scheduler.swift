@@ -16,7 +16,7 @@ public protocol Scheduler: AnyObject, Sendable {
     func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable
 
     /// Runs `action`, and again each time it calls `reschedule`, until the returned disposable is
-    /// disposed. Each run goes through ``schedule(_:)``, so it happens after the current one
+    /// disposed. Each run goes through ``Scheduler/schedule(_:)``, so it happens after the current one
     /// returned, never nested inside it.
     ///
     /// Calling `reschedule` several times during one run schedules that many runs. Calling it after
@@ -67,7 +67,7 @@ public protocol DateScheduler: Scheduler {
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable
 
-    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
+    /// Like ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
     /// `date`; later ticks follow the monotonic grid from that first tick.
     @discardableResult
     func schedule(

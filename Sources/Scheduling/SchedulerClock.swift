@@ -7,7 +7,7 @@ extension DateScheduler {
     /// ``TestScheduler``.
     ///
     /// It is a view rather than a conformance: `Clock` requires a `now` of its own instant type,
-    /// which cannot sit beside ``now`` (a `Date`) on the scheduler.
+    /// which cannot sit beside ``DateScheduler/now`` (a `Date`) on the scheduler.
     public var clock: SchedulerClock<Self> { SchedulerClock(self) }
 }
 

@@ -30,7 +30,7 @@ extension DateScheduler {
     /// Calls `handler.timerFired()` no earlier than `delay` after this call, by the scheduler's
     /// monotonic clock (rule 4.4), and up to `leeway` late.
     ///
-    /// The default implementation is ``schedule(after:_:)`` with a closure around the handler
+    /// The default implementation is ``DateScheduler/schedule(after:_:)`` with a closure around the handler
     /// (which ignores `leeway`: firing at the deadline is within it); a scheduler that can shut
     /// down overrides it so that a pending timer reports ``SchedulerTimerHandler/timerCancelledByScheduler()``.
     ///
@@ -51,7 +51,7 @@ extension DateScheduler {
     /// Calls `handler.timerFired()` no earlier than the wall clock reaching `date` (rule 4.4), up
     /// to `leeway` late. A past date fires as soon as possible; a non-finite one stops the program.
     ///
-    /// The default implementation is ``schedule(at:_:)`` with a closure around the handler.
+    /// The default implementation is ``DateScheduler/schedule(at:_:)`` with a closure around the handler.
     ///
     /// - Note: the same dispose-versus-fire race as ``schedule(after:leeway:handler:)``.
     @discardableResult
@@ -67,7 +67,7 @@ extension DateScheduler {
     /// `delay`, then every `interval` (rule 4.5: missed ticks are skipped, never run back to back).
     /// A non-positive `interval` or a negative `leeway` stops the program.
     ///
-    /// The default implementation is ``schedule(after:repeatingEvery:leeway:_:)`` with a closure
+    /// The default implementation is ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)`` with a closure
     /// around the handler; a scheduler that can shut down overrides it so that a periodic timer it
     /// disposes reports ``SchedulerTimerHandler/timerCancelledByScheduler()`` (which is how
     /// ``SchedulerTicks`` ends when its scheduler shuts down).

@@ -22,7 +22,7 @@ import Scheduling
 /// push and pop around each run.
 ///
 /// Edge case: because an action scheduled with no context is the base's own, it sees whatever
-/// context the code that runs it has: none on a loop or queue thread, but on ``Scheduling/TestScheduler``
+/// context the code that runs it has: none on a loop or queue thread, but on `TestScheduler`
 /// the context of the caller of `advance`, and on an inline scheduler the caller's own.
 public final class ServiceContextDateScheduler: DateScheduler {
     /// The scheduler that runs the actions and whose clock the timers follow.
@@ -107,7 +107,11 @@ public final class ServiceContextDateScheduler: DateScheduler {
         guard let context = ServiceContext.current else {
             return base.schedule(after: delay, leeway: leeway, handler: handler)
         }
-        return base.schedule(after: delay, leeway: leeway, handler: ServiceContextHandler(base: handler, context: context))
+        return base.schedule(
+            after: delay,
+            leeway: leeway,
+            handler: ServiceContextHandler(base: handler, context: context)
+        )
     }
 
     /// The base's closure-free wall-clock timer, with the context current at this call.
