@@ -50,7 +50,7 @@ extension LoopCore {
     /// Elsewhere: the remote queue, waking the loop only when the loop needs it (see
     /// ``RemoteQueue``: a task does unless a wake-up is pending; a timer the armed driver covers
     /// does not). Work is accepted while the lifecycle is `open`; jobs also while it is
-    /// `draining`, since no task may be stranded (DESIGN §8.2) — after that they go to the
+    /// `draining`, since no task may be stranded (Docs/Design.md §8.2) — after that they go to the
     /// fallback executor.
     @inline(__always)
     func submit(_ item: LoopItem) -> Bool {

@@ -71,7 +71,7 @@ final class LoopCore: @unchecked Sendable {
     /// first callback, so scheduling before that goes through the remote queue, locked).
     private let loopThreadID = Atomic<UInt>(0)
     private(set) var handles: UVHandles!
-    /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded.
+    /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded.
     let fallback = FallbackExecutor()
     /// The public object as the task executor that task jobs run on, on the loop and on the
     /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 extension DateScheduler {
-    /// Suspends the calling task for `duration` on this scheduler's timer (DESIGN §8.3).
+    /// Suspends the calling task for `duration` on this scheduler's timer (Docs/Design.md §8.3).
     ///
     /// It never resumes early (rule 4.4: no earlier than `duration` after the call, by the
     /// scheduler's monotonic clock, virtual on ``TestScheduler``), and up to `leeway` late. Only the

@@ -1,7 +1,7 @@
 import Foundation
 
 extension DateScheduler {
-    /// This scheduler as a Swift `Clock` (DESIGN §8.6), so code generic over
+    /// This scheduler as a Swift `Clock` (Docs/Design.md §8.6), so code generic over
     /// `some Clock<Duration>` (swift-async-algorithms' `debounce`, `throttle`,
     /// `AsyncTimerSequence`, a connection pool) runs on its timers, or on virtual time on a
     /// ``TestScheduler``.

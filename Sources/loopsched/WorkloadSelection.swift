@@ -1,7 +1,7 @@
 #if CommandLineTool
 import ArgumentParser
 
-/// A `--workload` value. The timer workloads (DESIGN §7) and the async ones (§8) compare different
+/// A `--workload` value. The timer workloads (Docs/Design.md §7) and the async ones (§8) compare different
 /// systems and report different figures, so they are two types; one option selects from both.
 enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
     case timers(Workload)

@@ -4,7 +4,7 @@ import Scheduling
 import Testing
 
 /// Programmer errors stop the program with a message naming the method, the parameter and the
-/// value (DESIGN 4.9). Each runs in a child process.
+/// value (Docs/Design.md §4.9). Each runs in a child process.
 @Suite("Crash tests")
 struct CrashTests {
     static func expectMessage(_ result: ExitTest.Result?, contains text: String) {
