@@ -25,15 +25,25 @@ struct PropagationTests {
             ? scheduler.base.propagatingServiceContext() : scheduler.dateBase.propagatingServiceContext()
     }
 
+    /// Runs `body` with a fresh scheduler of `kind`, a probe, and the probe's sightings to await.
+    private func observe(
+        _ kind: TracedKind,
+        _ body: (TracedScheduler, Probe, inout AsyncStream<Sighting>.Iterator) async throws -> Void
+    ) async throws {
+        try await TracedScheduler.with(kind) { scheduler in
+            let probe = Probe()
+            var sightings = probe.sightings.makeAsyncIterator()
+            try await body(scheduler, probe, &sightings)
+        }
+    }
+
     private func drive(_ scheduler: TracedScheduler, _ probe: Probe, by duration: Duration = .seconds(1)) {
         _ = probe.inSpan("driver") { scheduler.drive(by: duration) }
     }
 
     @Test(arguments: TracedKind.allCases)
     func taskRunsInTheSchedulingContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = wrapper(scheduler)
             let request = probe.inSpan("request") { traced.schedule { probe.record() } }
             drive(scheduler, probe)
@@ -45,9 +55,7 @@ struct PropagationTests {
 
     @Test(arguments: TracedKind.dateKinds)
     func oneShotTimersRunInTheSchedulingContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = scheduler.dateBase.propagatingServiceContext()
             let request = probe.inSpan("request") {
                 traced.schedule(after: .milliseconds(5)) { probe.record("after") }
@@ -65,9 +73,7 @@ struct PropagationTests {
     /// context of the tick or timer before it.
     @Test(arguments: TracedKind.dateKinds)
     func everyTickRunsInItsTimersSchedulingContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = scheduler.dateBase.propagatingServiceContext()
             let timers = Mutex<[any Disposable]>([])
             let interval = Duration.milliseconds(5)
@@ -100,9 +106,7 @@ struct PropagationTests {
 
     @Test(arguments: TracedKind.allCases)
     func everyRunOfARecursionRunsInTheSchedulingContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = wrapper(scheduler)
             let runs = Mutex(0)
             let recursion = Mutex<(any Disposable)?>(nil)
@@ -129,9 +133,7 @@ struct PropagationTests {
     /// (the base; nothing new on `ImmediateScheduler`), never the wrapper.
     @Test(arguments: TracedKind.allCases)
     func actionsRunWithTheBaseAsCurrentScheduler(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = wrapper(scheduler)
             _ = probe.inSpan("request") { traced.schedule { probe.record() } }
             drive(scheduler, probe)
@@ -152,9 +154,7 @@ struct PropagationTests {
     /// virtual time advanced outside any span) it sees none (its span is a root).
     @Test(arguments: TracedKind.allCases)
     func noContextAtTheCallMeansNoneInTheAction(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             #expect(ServiceContext.current == nil)
             wrapper(scheduler).schedule { probe.record() }
             // Not inside a span: with no context at the call the action runs as the base runs it,
@@ -170,9 +170,7 @@ struct PropagationTests {
     /// scheduler's action sees none; the test scheduler's sees the context of whoever advances it.
     @Test(arguments: TracedKind.deferred + [.test])
     func theBaseAloneDoesNotCarryTheContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let request = probe.inSpan("request") { scheduler.base.schedule { probe.record() } }
             drive(scheduler, probe)
             let seen = await sightings.next(1)
@@ -185,9 +183,7 @@ struct PropagationTests {
     /// call that armed it (how a sleep or a timeout learns of the shutdown).
     @Test(arguments: [TracedKind.loop, .loopCallerThread, .loopAdopted])
     func aShutdownReachesTheHandlerInTheSchedulingContext(_ kind: TracedKind) async throws {
-        try await TracedScheduler.with(kind) { scheduler in
-            let probe = Probe()
-            var sightings = probe.sightings.makeAsyncIterator()
+        try await observe(kind) { scheduler, probe, sightings in
             let traced = scheduler.dateBase.propagatingServiceContext()
             let request = probe.inSpan("request") {
                 traced.schedule(after: .seconds(3600), leeway: .zero, handler: ProbeHandler(probe: probe))
