@@ -43,8 +43,6 @@ let package = Package(
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
         .library(name: "SchedulingTracing", targets: ["SchedulingTracing"]),
-        // For the Benchmarks/ package only (it cannot see `package` symbols): not library API.
-        .library(name: "LoopSchedulingBenchSupport", targets: ["LoopSchedulingBenchSupport"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     traits: traits,
@@ -113,11 +111,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .target(
-            name: "LoopSchedulingBenchSupport",
-            dependencies: ["Scheduling", "LoopScheduling"],
-            swiftSettings: strictSettings
-        ),
         .executableTarget(
             name: "loopsched",
             dependencies: [
@@ -130,6 +123,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A process of its own for the tests at the process's descriptor and thread limits, which
+        // must measure the process before anything touched Dispatch (run by LoopProcessLimitTests).
+        .executableTarget(
+            name: "LoopLimitsProbe",
+            dependencies: ["LoopScheduling", "Scheduling"],
+            path: "Tests/LoopLimitsProbe",
+            swiftSettings: strictSettings
+        ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).
         .target(
             name: "LoopSchedulingTestSupport",
@@ -139,13 +140,16 @@ let package = Package(
         ),
         .testTarget(
             name: "SchedulingTests",
-            dependencies: ["Scheduling", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            dependencies: [
+                "Scheduling", "LoopSchedulingTestSupport",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: [
-                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport",
+                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport", "LoopLimitsProbe",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
             swiftSettings: strictSettings
@@ -158,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingCombineTests",
             dependencies: [
-                "SchedulingCombine", "Scheduling", "LoopScheduling",
+                "SchedulingCombine", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: strictSettings
@@ -166,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "SchedulingServiceLifecycleTests",
             dependencies: [
-                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling",
+                "SchedulingServiceLifecycle", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -175,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "LoopSchedulingMetricsTests",
             dependencies: [
-                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling",
+                "LoopSchedulingMetrics", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

@@ -23,7 +23,6 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Scheduling", package: "swift-schedulers"),
                 .product(name: "LoopScheduling", package: "swift-schedulers"),
-                .product(name: "LoopSchedulingBenchSupport", package: "swift-schedulers"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CLibUVFloor",

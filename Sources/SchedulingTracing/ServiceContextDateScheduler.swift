@@ -71,76 +71,33 @@ public final class ServiceContextDateScheduler: DateScheduler {
         base.schedule(at: date, ServiceContextCapture.carrying(action))
     }
 
-    /// The base's fixed-rate periodic timer; every tick runs with the context current at this call
-    /// (not the context of the tick before). Bad `interval` or `leeway` stops the program as the
-    /// base does.
+    /// The base's fixed-rate periodic timer (`schedule(after:repeatingEvery:leeway:_:)` and
+    /// `schedule(at:repeatingEvery:leeway:_:)` come here); every tick runs with the context current
+    /// at this call, not the context of the tick before. `schedule` was checked where it was made.
     @discardableResult
-    public func schedule(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        base.schedule(after: delay, repeatingEvery: interval, leeway: leeway, ServiceContextCapture.carrying(action))
+    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        base.schedule(schedule, ServiceContextCapture.carrying(action))
     }
 
-    /// The base's periodic timer starting at a wall-clock `date`; every tick runs with the context
-    /// current at this call.
+    /// The base's closure-free one-shot timer (`schedule(after:leeway:handler:)` and
+    /// `schedule(at:leeway:handler:)` come here); both outcomes reach `handler` with the context
+    /// current at this call (a base that shuts down still reports `timerCancelledByScheduler()`).
     @discardableResult
-    public func schedule(
-        at date: Date,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        base.schedule(at: date, repeatingEvery: interval, leeway: leeway, ServiceContextCapture.carrying(action))
-    }
-
-    /// The base's closure-free timer; both outcomes reach `handler` with the context current at this
-    /// call (a base that shuts down still reports `timerCancelledByScheduler()`).
-    @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
         guard let context = ServiceContext.current else {
-            return base.schedule(after: delay, leeway: leeway, handler: handler)
+            return base.schedule(start, leeway: leeway, handler: handler)
         }
-        return base.schedule(
-            after: delay,
-            leeway: leeway,
-            handler: ServiceContextHandler(base: handler, context: context)
-        )
-    }
-
-    /// The base's closure-free wall-clock timer, with the context current at this call.
-    @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        at date: Date,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
-        guard let context = ServiceContext.current else {
-            return base.schedule(at: date, leeway: leeway, handler: handler)
-        }
-        return base.schedule(at: date, leeway: leeway, handler: ServiceContextHandler(base: handler, context: context))
+        return base.schedule(start, leeway: leeway, handler: ServiceContextHandler(base: handler, context: context))
     }
 
     /// The base's closure-free periodic timer; every tick reaches `handler` with the context
     /// current at this call.
     @discardableResult
-    public func schedule<Handler: SchedulerTimerHandler>(
-        after delay: Duration,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        handler: Handler
-    ) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
         guard let context = ServiceContext.current else {
-            return base.schedule(after: delay, repeatingEvery: interval, leeway: leeway, handler: handler)
+            return base.schedule(schedule, handler: handler)
         }
-        let carrying = ServiceContextHandler(base: handler, context: context)
-        return base.schedule(after: delay, repeatingEvery: interval, leeway: leeway, handler: carrying)
+        return base.schedule(schedule, handler: ServiceContextHandler(base: handler, context: context))
     }
 }
 

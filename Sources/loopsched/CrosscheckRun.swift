@@ -115,6 +115,18 @@ struct ScriptRunner {
         let taskExecutor = scheduler as? TestScheduler
         for (id, op) in script.ops.enumerated() {
             called(id)
+            /// A task that sleeps `delay` µs on the scheduler and records a run if the sleep returned.
+            @discardableResult
+            func sleepTask(_ delay: Int) -> Task<Void, Never> {
+                Task(executorPreference: taskExecutor) {
+                    let due = clock() + Int64(delay) * 1_000
+                    trace.withLock { $0.dueAtLeast[id] = due }
+                    do {
+                        try await scheduler.sleep(for: .microseconds(delay))
+                        record(id, inTask: true)
+                    } catch {}
+                }
+            }
             switch op {
             case .task:
                 scheduler.schedule { record(id) }
@@ -193,27 +205,11 @@ struct ScriptRunner {
                     for _ in 0..<calls { await pinned.call { record(id) } }
                 }
             case .sleep(let delay):
-                Task(executorPreference: taskExecutor) {
-                    let due = clock() + Int64(delay) * 1_000
-                    trace.withLock { $0.dueAtLeast[id] = due }
-                    do {
-                        try await scheduler.sleep(for: .microseconds(delay))
-                        record(id, inTask: true)
-                    } catch {
-                        // Never cancelled: a throw is a lost run, which the outcome check reports.
-                    }
-                }
+                // Never cancelled: a throw is a lost run, which the outcome check reports.
+                sleepTask(delay)
             case .sleepCancelledByOtherThread(let delay, let after):
-                let sleeper = Task(executorPreference: taskExecutor) {
-                    let due = clock() + Int64(delay) * 1_000
-                    trace.withLock { $0.dueAtLeast[id] = due }
-                    do {
-                        try await scheduler.sleep(for: .microseconds(delay))
-                        record(id, inTask: true)
-                    } catch {
-                        // Cancelled: the sleep threw, as it must; nothing ran.
-                    }
-                }
+                // Cancelled: the sleep throws, as it must, and nothing runs.
+                let sleeper = sleepTask(delay)
                 if virtual {
                     // At virtual time `after`, from the advancing thread: the sleep may be pending
                     // then, which a cancel before the first advance would never exercise.

@@ -10,8 +10,8 @@ extension Conformance {
             "Huge delays and dates neither trap nor fire, and stay cancellable",
             arguments: SchedulerKind.dateSchedulers
         )
-        func hugeValuesStayPending(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func hugeValuesStayPending(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let fired = Atomic<Int>(0)
                 let scheduler = harness.dateScheduler
                 var tracked: Tracked? = Tracked()
@@ -31,12 +31,12 @@ extension Conformance {
                     },
                 ]
                 tracked = nil
-                harness.letTimePass(.milliseconds(30))
+                await harness.letTimePass(.milliseconds(30))
                 let firedValue = fired.load(ordering: .relaxed)
                 #expect(firedValue == 0)
                 for disposable in disposables { disposable.dispose() }
                 #expect(disposables.allSatisfy { $0.isDisposed })
-                #expect(harness.waitUntil { weak.isNil })
+                #expect(await harness.eventually { weak.isNil })
             }
         }
 
@@ -51,8 +51,8 @@ extension Conformance {
             arguments: SchedulerKind.dateSchedulers,
             beyondInt64Seconds
         )
-        func durationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) throws {
-            try Harness.with(kind) { harness in
+        func durationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) async throws {
+            try await Harness.with(kind) { harness in
                 let fired = Atomic<Int>(0)
                 let scheduler = harness.dateScheduler
                 let weak: WeakBox
@@ -75,14 +75,14 @@ extension Conformance {
                         scheduler.schedule(at: .distantFuture, repeatingEvery: huge, leeway: huge, count()),
                     ]
                 }
-                harness.letTimePass(.milliseconds(30))
+                await harness.letTimePass(.milliseconds(30))
                 let firedValue = fired.load(ordering: .relaxed)
                 #expect(firedValue == 0)
                 #expect(disposables.allSatisfy { !$0.isDisposed }, "a saturated timer must stay pending")
                 #expect(!weak.isNil, "a pending timer holds its closure")
                 for disposable in disposables { disposable.dispose() }
                 #expect(disposables.allSatisfy { $0.isDisposed })
-                #expect(harness.waitUntil { weak.isNil })
+                #expect(await harness.eventually { weak.isNil })
             }
         }
 
@@ -91,28 +91,28 @@ extension Conformance {
             arguments: SchedulerKind.dateSchedulers,
             beyondInt64Seconds
         )
-        func negativeDurationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) throws {
-            try Harness.with(kind) { harness in
+        func negativeDurationsBeyondInt64Seconds(kind: SchedulerKind, huge: Duration) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 harness.dateScheduler.schedule(after: .zero - huge) { log.append("once") }
                 let periodic = harness.dateScheduler.schedule(after: .zero - huge, repeatingEvery: huge) {
                     log.append("tick")
                 }
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 periodic.dispose()
                 #expect(Set(log.all) == ["once", "tick"])
             }
         }
 
         @Test("A huge periodic interval ticks once and then stays pending", arguments: SchedulerKind.dateSchedulers)
-        func hugeInterval(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func hugeInterval(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let disposable = harness.dateScheduler.schedule(after: .zero, repeatingEvery: .seconds(Int64.max)) {
                     log.append(1)
                 }
-                #expect(log.wait(for: 1))
-                harness.letTimePass(.milliseconds(20))
+                #expect(await log.wait(for: 1))
+                await harness.letTimePass(.milliseconds(20))
                 #expect(log.count == 1)
                 disposable.dispose()
             }

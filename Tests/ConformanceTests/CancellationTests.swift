@@ -7,23 +7,23 @@ extension Conformance {
     @Suite("1. Cancellation")
     struct Cancellation {
         @Test("A timer disposed before it starts never starts", arguments: SchedulerKind.dateSchedulers)
-        func disposedTimerNeverStarts(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposedTimerNeverStarts(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let ran = Atomic<Bool>(false)
                 let disposable = harness.dateScheduler.schedule(after: .milliseconds(20)) {
                     ran.store(true, ordering: .relaxed)
                 }
                 disposable.dispose()
                 #expect(disposable.isDisposed)
-                harness.letTimePass(.milliseconds(80))
+                await harness.letTimePass(.milliseconds(80))
                 let ranValue = ran.load(ordering: .relaxed)
                 #expect(!ranValue)
             }
         }
 
         @Test("A task disposed before it starts never starts", arguments: SchedulerKind.serial)
-        func disposedTaskNeverStarts(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposedTaskNeverStarts(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let gate = DispatchSemaphore(value: 0)
                 let log = Recorder<String>(harness)
                 if !kind.isVirtual {
@@ -34,14 +34,14 @@ extension Conformance {
                 victim.dispose()
                 gate.signal()
                 harness.scheduler.schedule { log.append("sentinel") }
-                #expect(log.wait(for: 1))
+                #expect(await log.wait(for: 1))
                 #expect(log.all == ["sentinel"])
             }
         }
 
         @Test("Disposing while the action runs does not interrupt it", arguments: SchedulerKind.deferred)
-        func disposeWhileRunningDoesNotInterrupt(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposeWhileRunningDoesNotInterrupt(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let slot = DisposableSlot()
                 let handedOver = DispatchSemaphore(value: 0)
                 let log = Recorder<String>(harness)
@@ -52,15 +52,15 @@ extension Conformance {
                     log.append("finished")
                 }
                 handedOver.signal()
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 #expect(log.all == ["started", "finished"])
                 #expect(slot.value?.isDisposed == true)
             }
         }
 
         @Test("dispose() is idempotent", arguments: SchedulerKind.allCases)
-        func disposeIsIdempotent(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposeIsIdempotent(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let disposable = harness.scheduler.schedule {}
                 disposable.dispose()
                 disposable.dispose()
@@ -69,18 +69,18 @@ extension Conformance {
         }
 
         @Test("Running an action does not dispose it", arguments: SchedulerKind.deferred)
-        func runningDoesNotDispose(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func runningDoesNotDispose(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let disposable = harness.scheduler.schedule { log.append(1) }
-                #expect(log.wait(for: 1))
+                #expect(await log.wait(for: 1))
                 #expect(!disposable.isDisposed)
             }
         }
 
         @Test("The closure is released once the action ran", arguments: SchedulerKind.allCases)
-        func closureReleasedAfterRun(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func closureReleasedAfterRun(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 var tracked: Tracked? = Tracked()
                 let weak = WeakBox(tracked!)
@@ -89,8 +89,8 @@ extension Conformance {
                     log.append(1)
                 }
                 tracked = nil
-                #expect(log.wait(for: 1))
-                #expect(harness.waitUntil { weak.isNil }, "the scheduler still holds the closure of an action that ran")
+                #expect(await log.wait(for: 1))
+                #expect(await harness.eventually { weak.isNil }, "the scheduler still holds the closure of an action that ran")
                 _ = disposable
             }
         }
@@ -99,8 +99,8 @@ extension Conformance {
             "The closure is released at once when a pending timer is disposed",
             arguments: SchedulerKind.dateSchedulers
         )
-        func closureReleasedOnDispose(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func closureReleasedOnDispose(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 var tracked: Tracked? = Tracked()
                 let weak = WeakBox(tracked!)
                 let disposable = harness.dateScheduler.schedule(after: .seconds(30)) { [tracked] in _ = tracked }
@@ -112,8 +112,8 @@ extension Conformance {
         }
 
         @Test("A disposed periodic timer releases its closure", arguments: SchedulerKind.dateSchedulers)
-        func periodicClosureReleased(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func periodicClosureReleased(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 var tracked: Tracked? = Tracked()
                 let weak = WeakBox(tracked!)
@@ -123,19 +123,19 @@ extension Conformance {
                     log.append(1)
                 }
                 tracked = nil
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 disposable.dispose()
-                #expect(harness.waitUntil { weak.isNil }, "a disposed periodic timer still holds its closure")
+                #expect(await harness.eventually { weak.isNil }, "a disposed periodic timer still holds its closure")
             }
         }
 
         @Test("Dropping the disposable cancels nothing", arguments: SchedulerKind.dateSchedulers)
-        func droppingDoesNotCancel(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func droppingDoesNotCancel(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 _ = harness.dateScheduler.schedule(after: .milliseconds(5)) { log.append("timer") }
                 _ = harness.scheduler.schedule { log.append("task") }
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 #expect(Set(log.all) == ["timer", "task"])
             }
         }
@@ -144,8 +144,8 @@ extension Conformance {
             "Dropping a periodic timer's disposable does not stop it (ReactiveSwift#582)",
             arguments: SchedulerKind.dateSchedulers
         )
-        func droppingPeriodicDoesNotStop(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func droppingPeriodicDoesNotStop(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let weak = WeakDisposable()
                 do {
@@ -154,15 +154,15 @@ extension Conformance {
                     }
                     weak.value = disposable
                 }
-                #expect(log.wait(for: 5), "the periodic timer stopped when its disposable was dropped")
+                #expect(await log.wait(for: 5), "the periodic timer stopped when its disposable was dropped")
                 let stillHeld = try #require(weak.value, "the scheduler does not hold its periodic timer")
                 stillHeld.dispose()
             }
         }
 
         @Test("Disposing from inside a periodic tick stops every later tick", arguments: SchedulerKind.dateSchedulers)
-        func disposeFromInsideTick(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposeFromInsideTick(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let slot = DisposableSlot()
                 let count = Atomic<Int>(0)
@@ -174,8 +174,8 @@ extension Conformance {
                     if tick == 3 { slot.value?.dispose() }
                 }
                 ready.signal()
-                #expect(log.wait(for: 3))
-                harness.letTimePass(.milliseconds(60))
+                #expect(await log.wait(for: 3))
+                await harness.letTimePass(.milliseconds(60))
                 #expect(log.all == [1, 2, 3])
             }
         }

@@ -24,11 +24,11 @@ struct Conformance {
         "Every scheduler under test can be made, runs work, and is torn down cleanly",
         arguments: SchedulerKind.allCases
     )
-    func harnessWorks(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func harnessWorks(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)
             harness.scheduler.schedule { log.append(1) }
-            #expect(log.wait(for: 1))
+            #expect(await log.wait(for: 1))
         }
     }
 }

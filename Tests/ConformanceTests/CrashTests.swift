@@ -1,11 +1,12 @@
 import Foundation
 import LoopScheduling
 import Scheduling
+import LoopSchedulingTestSupport
 import Testing
 
 /// Programmer errors stop the program with a message naming the method, the parameter and the
 /// value (Docs/Design.md §4.9). Each runs in a child process.
-@Suite("Crash tests")
+@Suite("Crash tests", .serialized)
 struct CrashTests {
     static func expectMessage(_ result: ExitTest.Result?, contains text: String) {
         guard let result else { return }
@@ -15,8 +16,11 @@ struct CrashTests {
 
     @Test("A zero period stops the program (QueueScheduler)")
     func zeroPeriodQueue() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            QueueScheduler().schedule(after: .zero, repeatingEvery: .zero, leeway: .zero) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                QueueScheduler().schedule(after: .zero, repeatingEvery: .zero, leeway: .zero) {}
+            }
         }
         Self.expectMessage(
             result,
@@ -27,8 +31,11 @@ struct CrashTests {
 
     @Test("A negative period stops the program (ConcurrentQueueScheduler)")
     func negativePeriodConcurrent() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            ConcurrentQueueScheduler().schedule(after: .zero, repeatingEvery: .seconds(-1), leeway: .zero) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                ConcurrentQueueScheduler().schedule(after: .zero, repeatingEvery: .seconds(-1), leeway: .zero) {}
+            }
         }
         Self.expectMessage(
             result,
@@ -39,8 +46,11 @@ struct CrashTests {
 
     @Test("A negative leeway stops the program (TestScheduler)")
     func negativeLeewayTest() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            TestScheduler().schedule(after: .zero, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                TestScheduler().schedule(after: .zero, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
+            }
         }
         Self.expectMessage(
             result,
@@ -51,9 +61,12 @@ struct CrashTests {
 
     @Test("A zero period stops the program (LoopScheduler)")
     func zeroPeriodLoop() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let loop = try! LoopScheduler(name: "crash")
-            loop.schedule(after: .zero, repeatingEvery: .zero, leeway: .zero) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let loop = try! LoopScheduler(name: "crash")
+                loop.schedule(after: .zero, repeatingEvery: .zero, leeway: .zero) {}
+            }
         }
         Self.expectMessage(
             result,
@@ -64,18 +77,24 @@ struct CrashTests {
 
     @Test("A NaN date stops the program (LoopScheduler.schedule(at:))")
     func nanDateLoop() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let loop = try! LoopScheduler(name: "crash")
-            loop.schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let loop = try! LoopScheduler(name: "crash")
+                loop.schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+            }
         }
         Self.expectMessage(result, contains: "LoopScheduler.schedule(at:): at must be a finite date (got nan)")
     }
 
     @Test("An infinite date stops the program (QueueScheduler.schedule(at:repeatingEvery:leeway:))")
     func infiniteDateQueuePeriodic() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            QueueScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .infinity), repeatingEvery: .seconds(1))
-            {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                QueueScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .infinity), repeatingEvery: .seconds(1))
+                {}
+            }
         }
         Self.expectMessage(
             result,
@@ -85,20 +104,29 @@ struct CrashTests {
 
     @Test("A NaN date stops the program (TestScheduler.advance(to:))")
     func nanAdvance() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            TestScheduler().advance(to: Date(timeIntervalSinceReferenceDate: -.infinity))
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                TestScheduler().advance(to: Date(timeIntervalSinceReferenceDate: -.infinity))
+            }
         }
         Self.expectMessage(result, contains: "TestScheduler.advance(to:): to must be a finite date (got -inf)")
     }
 
     @Test("A NaN date stops the program (ImmediateScheduler and SubscriptionScheduler)")
     func nanDateImmediateAndSubscription() async {
-        let immediate = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            Schedulers.immediate.schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+        let immediate = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                Schedulers.immediate.schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+            }
         }
         Self.expectMessage(immediate, contains: "ImmediateScheduler.schedule(at:): at must be a finite date (got nan)")
-        let subscription = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            SubscriptionScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+        let subscription = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                SubscriptionScheduler().schedule(at: Date(timeIntervalSinceReferenceDate: .nan)) {}
+            }
         }
         Self.expectMessage(
             subscription,
@@ -108,18 +136,24 @@ struct CrashTests {
 
     @Test("run() stops the program when it cannot settle")
     func runWithoutSettling() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = TestScheduler()
-            scheduler.scheduleRecursive { reschedule in reschedule() }
-            scheduler.run()
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let scheduler = TestScheduler()
+                scheduler.scheduleRecursive { reschedule in reschedule() }
+                scheduler.run()
+            }
         }
         Self.expectMessage(result, contains: "TestScheduler.run(): ran 1000000 actions without settling")
     }
 
     @Test("A group of zero loops stops the program")
     func emptyGroup() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = try! LoopSchedulerGroup(count: 0)
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                _ = try! LoopSchedulerGroup(count: 0)
+            }
         }
         Self.expectMessage(result, contains: "LoopSchedulerGroup.init(count:name:): count must be positive (got 0)")
     }

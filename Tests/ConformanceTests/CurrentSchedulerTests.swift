@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing
@@ -13,11 +14,11 @@ extension Conformance {
         }
 
         @Test("A task runs with its scheduler current", arguments: SchedulerKind.deferred)
-        func currentDuringTask(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func currentDuringTask(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Bool>(harness)
                 harness.scheduler.schedule { log.append(Self.currentIsExpected(harness)) }
-                #expect(log.wait(for: 1))
+                #expect(await log.wait(for: 1))
                 #expect(log.all == [true])
             }
         }
@@ -26,8 +27,8 @@ extension Conformance {
             "Timers, wall-clock timers and periodic ticks run with their scheduler current",
             arguments: SchedulerKind.dateSchedulers
         )
-        func currentDuringTimers(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func currentDuringTimers(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 let scheduler = harness.dateScheduler
                 scheduler.schedule(after: .milliseconds(1)) { log.append("after \(Self.currentIsExpected(harness))") }
@@ -35,7 +36,7 @@ extension Conformance {
                 let periodic = scheduler.schedule(after: .zero, repeatingEvery: .milliseconds(2)) {
                     log.append("tick \(Self.currentIsExpected(harness))")
                 }
-                #expect(log.wait(for: 4))
+                #expect(await log.wait(for: 4))
                 periodic.dispose()
                 #expect(log.all.allSatisfy { $0.hasSuffix("true") }, "\(log.all)")
             }
@@ -56,8 +57,8 @@ extension Conformance {
         }
 
         @Test("Nesting restores the previous current scheduler", arguments: SchedulerKind.deferred)
-        func nestingRestores(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func nestingRestores(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let other = TestScheduler()
                 let log = Recorder<Bool>(harness)
                 harness.scheduler.schedule {
@@ -66,29 +67,23 @@ extension Conformance {
                     let after = Self.currentIsExpected(harness)
                     log.append(before && inside && after)
                 }
-                #expect(log.wait(for: 1))
+                #expect(await log.wait(for: 1))
                 #expect(log.all == [true])
             }
         }
 
         @Test("Outside any action the current scheduler is nil (off the main thread and queue)")
-        func nilOutsideActions() {
-            let result = LockedValue<Bool?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                result.withLock { $0 = Schedulers.current == nil }
-                done.signal()
-            }
-            done.wait()
-            #expect(result.withLock { $0 } == true)
+        func nilOutsideActions() async {
+            let isNil = await onOwnThread { Schedulers.current == nil }
+            #expect(isNil)
         }
 
         @Test(
             "The current scheduler is back to nil after an action, on the thread that ran it",
             arguments: SchedulerKind.loops
         )
-        func restoredAfterAction(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func restoredAfterAction(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Bool>(harness)
                 let scheduler = harness.dateScheduler
                 // A timer runs after the batch that ran the task: the value must have been restored
@@ -97,7 +92,7 @@ extension Conformance {
                     log.append(Self.currentIsExpected(harness))
                     scheduler.schedule(after: .milliseconds(1)) { log.append(Self.currentIsExpected(harness)) }
                 }
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 #expect(log.all == [true, true])
             }
         }

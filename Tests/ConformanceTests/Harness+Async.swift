@@ -26,14 +26,6 @@ extension Harness {
         return nil
     }
 
-    /// Waits until `condition` holds without blocking a thread of the cooperative pool: real
-    /// schedulers through `eventuallyAsync`, looking again every millisecond; the test scheduler up
-    /// to `timeout` of virtual time, advanced a millisecond at a time (its tasks run inside).
-    func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-        if testScheduler != nil { return waitUntil(timeout: timeout, condition) }
-        return await eventuallyAsync(timeout: timeout, every: .milliseconds(1), condition)
-    }
-
     /// Runs `body` in a new task and waits for it (see ``eventually(timeout:_:)``).
     ///
     /// - Returns: the task's result, or `nil` when it did not finish in time.
@@ -80,7 +72,6 @@ final class RunningTask<T: Sendable>: Sendable {
 
     func finish(_ result: Result<T, any Error>) {
         outcome.withLock { $0 = result }
-        harness.ring()
     }
 
     var result: Result<T, any Error>? { outcome.withLock { $0 } }

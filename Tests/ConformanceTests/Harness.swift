@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LoopScheduling
 import LoopSchedulingTestSupport
@@ -28,21 +27,21 @@ enum SchedulerKind: String, CaseIterable, Codable, Sendable, CustomTestStringCon
     var isVirtual: Bool { self == .test }
 }
 
-/// A scheduler under test, with the means to wait for it: real schedulers are waited on with a
-/// generous timeout; the test scheduler is driven through virtual time.
+/// A scheduler under test, with the means to wait for it without holding a thread of the
+/// cooperative pool: real schedulers are waited on by polling with a generous budget; the test
+/// scheduler is driven through virtual time.
 final class Harness: Sendable {
     let kind: SchedulerKind
     let scheduler: any Scheduler
     /// What `Schedulers.current` must be while one of its actions runs.
     let expectedCurrent: (any Scheduler)?
-    private let teardown: @Sendable () -> Void
-    private let bell = DispatchSemaphore(value: 0)
+    private let teardown: @Sendable () async -> Void
 
     private init(
         kind: SchedulerKind,
         scheduler: any Scheduler,
         expectedCurrent: (any Scheduler)?,
-        teardown: @escaping @Sendable () -> Void = {}
+        teardown: @escaping @Sendable () async -> Void = {}
     ) {
         self.kind = kind
         self.scheduler = scheduler
@@ -50,7 +49,7 @@ final class Harness: Sendable {
         self.teardown = teardown
     }
 
-    static func make(_ kind: SchedulerKind) throws -> Harness {
+    static func make(_ kind: SchedulerKind) async throws -> Harness {
         switch kind {
         case .immediate:
             return Harness(kind: kind, scheduler: ImmediateScheduler(), expectedCurrent: nil)
@@ -69,51 +68,46 @@ final class Harness: Sendable {
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler)
         case .loop:
             let scheduler = try LoopScheduler(name: "conformance")
-            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { await scheduler.shutdown() }
         case .loopUVTimer:
             let scheduler = try LoopScheduler(name: "conformance.uv", clock: SystemClock(), driver: .uvTimer)
-            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { scheduler.shutdown() }
+            return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) { await scheduler.shutdown() }
         case .loopCallerThread:
-            let handOver = LockedValue<LoopScheduler?>(nil)
-            let ready = DispatchSemaphore(value: 0)
-            let returned = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                try! LoopScheduler.run(name: "conformance.run") { scheduler in
-                    handOver.withLock { $0 = scheduler }
-                    ready.signal()
+            // `run(name:)` blocks its caller until shutdown: a thread made for it.
+            let (handOver, give) = AsyncStream.makeStream(of: LoopScheduler.self)
+            let returned = Task {
+                await onOwnThread(name: "conformance.run") {
+                    try! LoopScheduler.run(name: "conformance.run") { scheduler in give.yield(scheduler) }
                 }
-                returned.signal()
             }
-            ready.wait()
-            let scheduler = handOver.withLock { $0! }
+            var schedulers = handOver.makeAsyncIterator()
+            let scheduler = await schedulers.next()!
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) {
-                scheduler.shutdown()
-                returned.wait()
+                await scheduler.shutdown()
+                await returned.value
             }
         case .loopAdopted:
-            let (host, scheduler) = try HostLoop.start(name: "conformance.host") { loop in
+            let (host, scheduler) = try await HostLoop.start(name: "conformance.host") { loop in
                 try LoopScheduler(adopting: loop)
             }
             return Harness(kind: kind, scheduler: scheduler, expectedCurrent: scheduler) {
-                scheduler.shutdown()
-                let rc = host.waitUntilFinished()
+                await scheduler.shutdown()
+                let rc = await host.finished()
                 #expect(rc == 0, "uv_loop_close of the host loop returned \(rc): a handle was left open")
             }
         }
     }
 
-    /// Runs `body` with a fresh harness and tears it down afterwards.
-    static func with(_ kind: SchedulerKind, _ body: (Harness) throws -> Void) throws {
-        let harness = try make(kind)
-        defer { harness.teardown() }
-        try body(harness)
-    }
-
-    /// Runs an async `body` with a fresh harness and tears it down afterwards.
+    /// Runs `body` with a fresh harness and tears it down afterwards, also when `body` throws.
     static func with(_ kind: SchedulerKind, _ body: (Harness) async throws -> Void) async throws {
-        let harness = try make(kind)
-        defer { harness.teardown() }
-        try await body(harness)
+        let harness = try await make(kind)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.teardown()
+            throw error
+        }
+        await harness.teardown()
     }
 
     var dateScheduler: any DateScheduler { scheduler as! any DateScheduler }
@@ -137,49 +131,40 @@ final class Harness: Sendable {
         Nanoseconds.sinceEpoch(date)
     }
 
-    /// Tells a waiting `waitUntil` to look again.
-    func ring() { bell.signal() }
-
-    /// Waits until `condition` holds: real schedulers up to `timeout` of real time, the test
-    /// scheduler up to `timeout` of virtual time, advanced a millisecond at a time.
+    /// Waits until `condition` holds without blocking a thread of the cooperative pool: real
+    /// schedulers through the tests' one polling helper, ``eventually(timeout:every:_:)``; the
+    /// test scheduler up to `timeout` of virtual time, advanced a millisecond at a time (its
+    /// actions and tasks run inside).
     @discardableResult
-    func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
-        if let testScheduler {
-            let limit = Nanoseconds.of(timeout)
-            var elapsed: Int64 = 0
-            while !condition() {
-                if elapsed >= limit { return false }
-                testScheduler.advance(by: .milliseconds(1))
-                elapsed += 1_000_000
-            }
-            return true
+    func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+        guard let testScheduler else {
+            return await LoopSchedulingTestSupport.eventually(timeout: timeout, condition)
         }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
+        let limit = Nanoseconds.of(timeout)
+        var elapsed: Int64 = 0
         while !condition() {
-            if DispatchTime.now() >= deadline { return false }
-            _ = bell.wait(timeout: .now() + .milliseconds(5))
+            if elapsed >= limit { return false }
+            testScheduler.advance(by: .milliseconds(1))
+            elapsed += 1_000_000
         }
         return true
     }
 
     /// Lets `duration` pass on the scheduler's own clock by waiting for a sentinel timer (virtual
     /// time simply advances). Anything due earlier on a serial scheduler has run by then.
-    func letTimePass(_ duration: Duration) {
+    func letTimePass(_ duration: Duration) async {
         if let testScheduler {
             testScheduler.advance(by: duration)
             return
         }
         let done = Atomic<Bool>(false)
-        dateScheduler.schedule(after: duration) { [self] in
-            done.store(true, ordering: .releasing)
-            ring()
-        }
-        let passed = waitUntil { done.load(ordering: .acquiring) }
+        dateScheduler.schedule(after: duration) { done.store(true, ordering: .releasing) }
+        let passed = await eventually { done.load(ordering: .acquiring) }
         #expect(passed, "the sentinel timer did not fire on \(kind)")
     }
 }
 
-/// A thread-safe log of events, ringing the harness on every append.
+/// A thread-safe log of events.
 final class Recorder<Value: Sendable>: Sendable {
     private let values = LockedValue<[Value]>([])
     private let harness: Harness
@@ -190,16 +175,15 @@ final class Recorder<Value: Sendable>: Sendable {
 
     func append(_ value: Value) {
         values.withLock { $0.append(value) }
-        harness.ring()
     }
 
     var all: [Value] { values.withLock { $0 } }
     var count: Int { values.withLock { $0.count } }
 
-    /// Waits until at least `count` values were recorded.
+    /// Waits until at least `count` values were recorded (see ``Harness/eventually(timeout:_:)``).
     @discardableResult
-    func wait(for count: Int, timeout: Duration = .seconds(20)) -> Bool {
-        harness.waitUntil(timeout: timeout) { self.count >= count }
+    func wait(for count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await harness.eventually(timeout: timeout) { self.count >= count }
     }
 }
 

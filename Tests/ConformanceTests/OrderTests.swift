@@ -7,8 +7,8 @@ extension Conformance {
     @Suite("3. Order")
     struct Order {
         @Test("Tasks from one thread start in scheduling order, one at a time", arguments: SchedulerKind.serial)
-        func fifoAndSerial(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func fifoAndSerial(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let running = Atomic<Int>(0)
                 let overlapped = Atomic<Bool>(false)
@@ -21,7 +21,7 @@ extension Conformance {
                         running.subtract(1, ordering: .acquiringAndReleasing)
                     }
                 }
-                #expect(log.wait(for: 1000))
+                #expect(await log.wait(for: 1000))
                 #expect(log.all == Array(0..<1000))
                 let overlappedValue = overlapped.load(ordering: .relaxed)
                 #expect(!overlappedValue, "two actions of a serial scheduler overlapped")
@@ -29,26 +29,26 @@ extension Conformance {
         }
 
         @Test("Timers start in deadline order", arguments: SchedulerKind.dateSchedulers)
-        func deadlineOrder(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func deadlineOrder(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 for delay in [50, 10, 40, 20, 30] {
                     harness.dateScheduler.schedule(after: .milliseconds(delay)) { log.append(delay) }
                 }
-                #expect(log.wait(for: 5))
+                #expect(await log.wait(for: 5))
                 #expect(log.all == [10, 20, 30, 40, 50])
             }
         }
 
         @Test("Equal deadlines start in scheduling order", arguments: SchedulerKind.serial)
-        func equalDeadlinesFIFO(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func equalDeadlinesFIFO(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let date = harness.dateScheduler.now.addingTimeInterval(0.05)
                 for index in 0..<100 {
                     harness.dateScheduler.schedule(at: date) { log.append(index) }
                 }
-                #expect(log.wait(for: 100))
+                #expect(await log.wait(for: 100))
                 #expect(log.all == Array(0..<100))
             }
         }
@@ -57,8 +57,8 @@ extension Conformance {
             "Periodic and one-shot timers with equal deadlines start in scheduling order",
             arguments: SchedulerKind.serial
         )
-        func equalDeadlinesMixed(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func equalDeadlinesMixed(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 let scheduler = harness.dateScheduler
                 let date = scheduler.now.addingTimeInterval(0.05)
@@ -76,7 +76,7 @@ extension Conformance {
                         )
                     }
                 }
-                #expect(log.wait(for: 20))
+                #expect(await log.wait(for: 20))
                 for disposable in periodic { disposable.dispose() }
                 #expect(log.all == (0..<20).map { $0 % 2 == 0 ? "once \($0)" : "tick \($0)" })
             }
@@ -86,15 +86,15 @@ extension Conformance {
             "Work scheduled from inside an action runs after it returns, not inline",
             arguments: SchedulerKind.neverInline
         )
-        func nestedRunsAfter(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func nestedRunsAfter(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 let scheduler = harness.scheduler
                 scheduler.schedule {
                     scheduler.schedule { log.append("inner") }
                     log.append("outer end")
                 }
-                #expect(log.wait(for: 2))
+                #expect(await log.wait(for: 2))
                 #expect(log.all == ["outer end", "inner"])
             }
         }

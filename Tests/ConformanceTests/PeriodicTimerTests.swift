@@ -6,8 +6,8 @@ import Testing
 
 extension Conformance.Periodic {
     @Test("A periodic timer's ticks never overlap each other", arguments: SchedulerKind.dateSchedulers)
-    func ticksNeverOverlap(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func ticksNeverOverlap(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)
             let running = Atomic<Int>(0)
             let overlaps = Atomic<Int>(0)
@@ -24,7 +24,7 @@ extension Conformance.Periodic {
                 running.subtract(1, ordering: .acquiringAndReleasing)
                 log.append(1)
             }
-            #expect(log.wait(for: 6))
+            #expect(await log.wait(for: 6))
             disposable.dispose()
             let overlapsValue = overlaps.load(ordering: .relaxed)
             #expect(overlapsValue == 0, "ticks of one periodic timer overlapped")
@@ -35,8 +35,8 @@ extension Conformance.Periodic {
         "Leeway coalesces, never postpones: a 10 ms period with 50 ms leeway ticks about 50 times in 500 ms",
         arguments: SchedulerKind.dateSchedulers
     )
-    func leewayDoesNotPostpone(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func leewayDoesNotPostpone(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)
             let disposable = harness.dateScheduler.schedule(
                 after: .milliseconds(10),
@@ -45,7 +45,7 @@ extension Conformance.Periodic {
             ) {
                 log.append(1)
             }
-            harness.letTimePass(.milliseconds(500))
+            await harness.letTimePass(.milliseconds(500))
             disposable.dispose()
             // Postponed by its leeway, it would tick every 60 ms: 8 times. Generous for a busy machine.
             #expect(log.count >= 30, "a lone periodic timer was postponed by its leeway: \(log.count) ticks")
@@ -57,8 +57,8 @@ extension Conformance.Periodic {
         arguments: SchedulerKind.dateSchedulers,
         [Duration.seconds(Int64.max), Duration(secondsComponent: .max, attosecondsComponent: .max)]
     )
-    func saturatedLeewayTicks(kind: SchedulerKind, leeway: Duration) throws {
-        try Harness.with(kind) { harness in
+    func saturatedLeewayTicks(kind: SchedulerKind, leeway: Duration) async throws {
+        try await Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)
             let disposable = harness.dateScheduler.schedule(
                 after: .milliseconds(1),
@@ -67,7 +67,7 @@ extension Conformance.Periodic {
             ) {
                 log.append(1)
             }
-            #expect(log.wait(for: 3), "a periodic timer with leeway \(leeway) ticked \(log.count) times")
+            #expect(await log.wait(for: 3), "a periodic timer with leeway \(leeway) ticked \(log.count) times")
             disposable.dispose()
         }
     }
@@ -76,8 +76,8 @@ extension Conformance.Periodic {
         "An at: periodic timer's first tick follows the wall clock, the next ones the grid of its date",
         arguments: SchedulerKind.dateSchedulers
     )
-    func pastDateKeepsItsGrid(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func pastDateKeepsItsGrid(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             struct Tick { var monotonic: Int64, wall: Int64 }
             let log = Recorder<Tick>(harness)
             let interval: Int64 = 400_000_000
@@ -87,7 +87,7 @@ extension Conformance.Periodic {
             let disposable = harness.dateScheduler.schedule(at: date, repeatingEvery: .milliseconds(400)) {
                 log.append(Tick(monotonic: harness.monotonicNow(), wall: harness.wallNow()))
             }
-            #expect(log.wait(for: 2))
+            #expect(await log.wait(for: 2))
             disposable.dispose()
             let ticks = log.all
             let gridPoint3 = harness.due(date) + 3 * interval
@@ -101,8 +101,8 @@ extension Conformance.Periodic {
         "Disposing from inside a tick releases the closure once the tick returns",
         arguments: SchedulerKind.dateSchedulers
     )
-    func disposeInsideTickReleases(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func disposeInsideTickReleases(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             let log = Recorder<Int>(harness)
             let slot = DisposableSlot()
             var tracked: Tracked? = Tracked()
@@ -117,9 +117,9 @@ extension Conformance.Periodic {
             }
             ready.signal()
             tracked = nil
-            #expect(log.wait(for: 1))
-            #expect(harness.waitUntil { weak.isNil }, "a periodic timer disposed inside its tick kept its closure")
-            harness.letTimePass(.milliseconds(20))
+            #expect(await log.wait(for: 1))
+            #expect(await harness.eventually { weak.isNil }, "a periodic timer disposed inside its tick kept its closure")
+            await harness.letTimePass(.milliseconds(20))
             #expect(log.count == 1)
         }
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing
@@ -9,31 +10,40 @@ import Testing
 @Suite("Races")
 struct Races {
     @Test("Disposing from 8 threads at once runs the dispose action exactly once")
-    func disposeFromEightThreads() {
-        for _ in 0..<200 {
-            let runs = Atomic<Int>(0)
-            let disposable = ActionDisposable { runs.add(1, ordering: .relaxed) }
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in disposable.dispose() }
-            let runsValue = runs.load(ordering: .relaxed)
-            #expect(runsValue == 1)
-            #expect(disposable.isDisposed)
+    func disposeFromEightThreads() async {
+        // `concurrentPerform` blocks its caller until every worker is done: a thread made for it.
+        let outcomes = await onOwnThread { () -> [(runs: Int, isDisposed: Bool)] in
+            (0..<200).map { _ in
+                let runs = Atomic<Int>(0)
+                let disposable = ActionDisposable { runs.add(1, ordering: .relaxed) }
+                DispatchQueue.concurrentPerform(iterations: 8) { _ in disposable.dispose() }
+                return (runs.load(ordering: .relaxed), disposable.isDisposed)
+            }
+        }
+        for outcome in outcomes {
+            #expect(outcome.runs == 1)
+            #expect(outcome.isDisposed)
         }
     }
 
     @Test("Disposing scheduled work from 8 threads at once is safe", arguments: SchedulerKind.deferred)
-    func disposeScheduledFromEightThreads(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
-            for _ in 0..<50 {
-                let disposable = harness.dateScheduler.schedule(after: .seconds(10)) {}
-                DispatchQueue.concurrentPerform(iterations: 8) { _ in disposable.dispose() }
-                #expect(disposable.isDisposed)
+    func disposeScheduledFromEightThreads(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
+            let scheduler = harness.dateScheduler
+            let disposed = await onOwnThread { () -> [Bool] in
+                (0..<50).map { _ in
+                    let disposable = scheduler.schedule(after: .seconds(10)) {}
+                    DispatchQueue.concurrentPerform(iterations: 8) { _ in disposable.dispose() }
+                    return disposable.isDisposed
+                }
             }
+            #expect(disposed.allSatisfy { $0 })
         }
     }
 
     @Test("No action starts after dispose() returned, while actions fire", arguments: SchedulerKind.deferred)
-    func noStartAfterDispose(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func noStartAfterDispose(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             let total = 2000
             let perWorker = total / 4
             // Per action, whichever comes first wins: the action's first instruction marks it
@@ -43,20 +53,23 @@ struct Races {
             let actions = (0..<total).map { _ in RaceCell() }
             let lateStarts = Atomic<Int>(0)
             let stop = Atomic<Bool>(false)
-            let driverDone = DispatchSemaphore(value: 0)
+            var driver: Task<Void, Never>?
             if let testScheduler = harness.testScheduler {
                 // Virtual time advances on another thread while the workers schedule and dispose,
                 // so disposal races with firing here too.
-                Thread.detachNewThread {
-                    while !stop.load(ordering: .acquiring) { testScheduler.advance(by: .microseconds(10)) }
-                    driverDone.signal()
+                driver = Task {
+                    await onOwnThread {
+                        while !stop.load(ordering: .acquiring) { testScheduler.advance(by: .microseconds(10)) }
+                    }
                 }
             }
             @Sendable func isDisposed(_ id: Int) -> Bool { (id / perWorker + id % perWorker) % 2 == 0 }
-            DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let scheduler = harness.dateScheduler
+            // `concurrentPerform` blocks its caller until every worker is done: a thread made for it.
+            await onOwnThread { DispatchQueue.concurrentPerform(iterations: 4) { worker in
                 for index in 0..<perWorker {
                     let id = worker * perWorker + index
-                    let disposable = harness.dateScheduler.schedule(after: .microseconds(index % 3 * 50)) {
+                    let disposable = scheduler.schedule(after: .microseconds(index % 3 * 50)) {
                         let (started, found) = actions[id].mark.compareExchange(
                             expected: 0,
                             desired: 1,
@@ -64,23 +77,20 @@ struct Races {
                         )
                         if !started && found == 2 { lateStarts.add(1, ordering: .relaxed) }
                         actions[id].runs.add(1, ordering: .relaxed)
-                        harness.ring()
                     }
                     if isDisposed(id) {
                         disposable.dispose()
                         _ = actions[id].mark.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
                     }
                 }
-            }
-            if harness.testScheduler != nil {
-                stop.store(true, ordering: .releasing)
-                driverDone.wait()
-            }
+            } }
+            stop.store(true, ordering: .releasing)
+            await driver?.value
             let kept = (0..<total).filter { !isDisposed($0) }
-            let allRan = harness.waitUntil { kept.allSatisfy { actions[$0].runs.load(ordering: .relaxed) >= 1 } }
+            let allRan = await harness.eventually { kept.allSatisfy { actions[$0].runs.load(ordering: .relaxed) >= 1 } }
             #expect(allRan, "an action that was not disposed never ran")
             // Give a wrongly kept disposed action the time to start late.
-            harness.letTimePass(.milliseconds(5))
+            await harness.letTimePass(.milliseconds(5))
             let ranTwice = (0..<total).filter { actions[$0].runs.load(ordering: .relaxed) > 1 }
             #expect(ranTwice.isEmpty, "actions ran more than once: \(ranTwice.prefix(10))")
             let lateStartsValue = lateStarts.load(ordering: .relaxed)
@@ -92,19 +102,14 @@ struct Races {
         "A captured object is released promptly once its action is disposed from another thread",
         arguments: SchedulerKind.deferred
     )
-    func capturedReleasedAfterRemoteDispose(kind: SchedulerKind) throws {
-        try Harness.with(kind) { harness in
+    func capturedReleasedAfterRemoteDispose(kind: SchedulerKind) async throws {
+        try await Harness.with(kind) { harness in
             var tracked: Tracked? = Tracked()
             let weak = WeakBox(tracked!)
             let disposable = harness.dateScheduler.schedule(after: .seconds(60)) { [tracked] in _ = tracked }
             tracked = nil
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                disposable.dispose()
-                done.signal()
-            }
-            done.wait()
-            #expect(harness.waitUntil(timeout: .seconds(5)) { weak.isNil })
+            await onOwnThread { disposable.dispose() }
+            #expect(await harness.eventually(timeout: .seconds(5)) { weak.isNil })
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import Scheduling
 import Testing
 
@@ -13,10 +14,8 @@ private func print(_ items: Any...) {
     printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
 }
 private let processed = LockedValue<[Int]>([])
-private let processedBell = DispatchSemaphore(value: 0)
 private func process(_ chunk: Int) {
     processed.withLock { $0.append(chunk) }
-    processedBell.signal()
 }
 private let pings = LockedValue(0)
 private func ping() { pings.withLock { $0 += 1 } }
@@ -38,8 +37,7 @@ actor Session {
 @Suite("README examples", .serialized)
 struct ReadmeExamples {
     @Test("Dispatch-backed schedulers")
-    func dispatchSchedulers() throws {
-        let done = DispatchSemaphore(value: 0)
+    func dispatchSchedulers() async throws {
         // README: dispatch
         let database = QueueScheduler(name: "db", priority: .low)
         let timeout = database.schedule(after: .seconds(5)) { print("gave up") }
@@ -61,8 +59,7 @@ struct ReadmeExamples {
         // The immediate scheduler ran its action before `schedule` returned: nothing waited yet.
         #expect(hasPrinted("runs before schedule returns"))
         // The db task ran (FIFO) before this one, as the current scheduler, and disposed the timeout.
-        database.schedule { done.signal() }
-        #expect(done.wait(timeout: .now() + 20) == .success)
+        await withCheckedContinuation { done in database.schedule { done.resume() } }
         #expect(hasPrinted("on db: true"))
         #expect(timeout.isDisposed)
         #expect(heartbeat.isDisposed)
@@ -72,7 +69,7 @@ struct ReadmeExamples {
         #expect(!hasPrinted("gave up"))
         #expect(pings.withLock { $0 } <= 1, "the heartbeat ticked after it was disposed")
         // Every chunk was processed, once.
-        for _ in 0..<4 { #expect(processedBell.wait(timeout: .now() + 20) == .success) }
+        #expect(await eventually { processed.withLock { $0.count } >= 4 })
         #expect(processed.withLock { $0 }.sorted() == [0, 1, 2, 3])
     }
 
@@ -99,24 +96,28 @@ struct ReadmeExamples {
     }
 
     @Test("LoopScheduler")
-    func loopScheduler() throws {
-        // README: loop
-        let loop = try LoopScheduler(name: "timeouts")
-        let requestTimeout = loop.schedule(after: .seconds(30)) { print("request timed out") }
-        requestTimeout.dispose()  // the usual fate of a timeout: closure freed now, slot within 10 ms
+    func loopScheduler() async throws {
+        // The synchronous shutdown() blocks its caller until the loop is closed: a thread made for it.
+        let (loop, requestTimeout, ticker) = try await onOwnThread { () throws -> (LoopScheduler, any Disposable, any Disposable) in
+            // README: loop
+            let loop = try LoopScheduler(name: "timeouts")
+            let requestTimeout = loop.schedule(after: .seconds(30)) { print("request timed out") }
+            requestTimeout.dispose()  // the usual fate of a timeout: closure freed now, slot within 10 ms
 
-        let ticker = loop.schedule(
-            after: .zero,
-            repeatingEvery: .milliseconds(10),
-            countingMissedTicks: { missed in
-                if missed > 0 { print("fell behind by \(missed) ticks") }
-            }
-        )
-        ticker.dispose()
+            let ticker = loop.schedule(
+                after: .zero,
+                repeatingEvery: .milliseconds(10),
+                countingMissedTicks: { missed in
+                    if missed > 0 { print("fell behind by \(missed) ticks") }
+                }
+            )
+            ticker.dispose()
 
-        loop.schedule { print("on the loop thread, current:", loop.isCurrent) }
-        loop.shutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
-        // README: end
+            loop.schedule { print("on the loop thread, current:", loop.isCurrent) }
+            loop.shutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
+            // README: end
+            return (loop, requestTimeout, ticker)
+        }
         // The accepted task ran, on the loop as its current scheduler, before shutdown returned.
         #expect(hasPrinted("on the loop thread, current: true"))
         #expect(loop.statistics.tasksRun == 1)
@@ -130,19 +131,22 @@ struct ReadmeExamples {
     }
 
     @Test("LoopScheduler on the caller's thread, and groups")
-    func loopRunAndGroup() throws {
-        // README: run
-        try LoopScheduler.run(name: "server") { loop in
-            loop.schedule(after: .milliseconds(10)) {
-                print("serving on the main thread")
-                loop.shutdown()  // run(name:) returns once the loop is closed
+    func loopRunAndGroup() async throws {
+        // run(name:) and the synchronous shutdown() block their caller: a thread made for them.
+        try await onOwnThread {
+            // README: run
+            try LoopScheduler.run(name: "server") { loop in
+                loop.schedule(after: .milliseconds(10)) {
+                    print("serving on the main thread")
+                    loop.shutdown()  // run(name:) returns once the loop is closed
+                }
             }
-        }
 
-        let group = try LoopSchedulerGroup(count: 2, name: "io")
-        group.next().schedule { print("round robin") }
-        group.shutdown()
-        // README: end
+            let group = try LoopSchedulerGroup(count: 2, name: "io")
+            group.next().schedule { print("round robin") }
+            group.shutdown()
+            // README: end
+        }
         // run(name:) returned only once its loop had run the timer and shut down.
         #expect(hasPrinted("serving on the main thread"))
         // The group's shutdown ran the task it had accepted before returning.

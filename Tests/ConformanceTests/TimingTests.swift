@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoopSchedulingTestSupport
 import Scheduling
 import Synchronization
 import Testing
@@ -8,8 +9,8 @@ extension Conformance {
     @Suite("4. Never early")
     struct NeverEarly {
         @Test("after: d starts no earlier than d after the call", arguments: SchedulerKind.dateSchedulers)
-        func afterNeverEarly(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func afterNeverEarly(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let delays: [Duration] = [
                     .microseconds(200), .microseconds(999), .milliseconds(1), .milliseconds(10),
                     .milliseconds(25),
@@ -21,7 +22,7 @@ extension Conformance {
                         log.append((harness.monotonicNow() - start, Nanoseconds.of(delay)))
                     }
                 }
-                #expect(log.wait(for: delays.count))
+                #expect(await log.wait(for: delays.count))
                 for (elapsed, delay) in log.all {
                     #expect(elapsed >= delay, "fired \(delay - elapsed) ns early")
                 }
@@ -29,8 +30,8 @@ extension Conformance {
         }
 
         @Test("at: date starts no earlier than the wall clock reaching date", arguments: SchedulerKind.dateSchedulers)
-        func atNeverEarly(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func atNeverEarly(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<(Int64, Int64)>(harness)
                 for offset in [0.0005, 0.003, 0.02] {
                     let date = harness.dateScheduler.now.addingTimeInterval(offset)
@@ -38,14 +39,14 @@ extension Conformance {
                         log.append((harness.wallNow(), harness.due(date)))
                     }
                 }
-                #expect(log.wait(for: 3))
+                #expect(await log.wait(for: 3))
                 for (now, due) in log.all { #expect(now >= due, "fired \(due - now) ns before its date") }
             }
         }
 
         @Test("Zero, negative and past deadlines run as soon as possible", arguments: SchedulerKind.dateSchedulers)
-        func pastDeadlinesRun(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func pastDeadlinesRun(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<String>(harness)
                 let scheduler = harness.dateScheduler
                 scheduler.schedule(after: .zero) { log.append("zero") }
@@ -53,31 +54,35 @@ extension Conformance {
                 scheduler.schedule(after: .seconds(Int64.min)) { log.append("most negative") }
                 scheduler.schedule(at: scheduler.now.addingTimeInterval(-60)) { log.append("past") }
                 scheduler.schedule(at: .distantPast) { log.append("distant past") }
-                #expect(log.wait(for: 5, timeout: .seconds(5)))
+                #expect(await log.wait(for: 5, timeout: .seconds(5)))
                 #expect(Set(log.all) == ["zero", "negative", "most negative", "past", "distant past"])
             }
         }
 
         @Test("The immediate scheduler's timers block until due, then run")
-        func immediateTimersBlock() throws {
-            let start = Nanoseconds.monotonicNow()
-            let ranAt = LockedValue<Int64>(0)
-            Schedulers.immediate.schedule(after: .milliseconds(15)) {
-                ranAt.withLock { $0 = Nanoseconds.monotonicNow() }
+        func immediateTimersBlock() async throws {
+            // The timers block their caller by design: a thread made for it.
+            let (start, ranAt, date, wallAt) = await onOwnThread { () -> (Int64, Int64, Date, Date?) in
+                let start = Nanoseconds.monotonicNow()
+                let ranAt = LockedValue<Int64>(0)
+                Schedulers.immediate.schedule(after: .milliseconds(15)) {
+                    ranAt.withLock { $0 = Nanoseconds.monotonicNow() }
+                }
+                let date = Date().addingTimeInterval(0.01)
+                let wallAt = LockedValue<Date?>(nil)
+                Schedulers.immediate.schedule(at: date) { wallAt.withLock { $0 = Date() } }
+                return (start, ranAt.withLock { $0 }, date, wallAt.withLock { $0 })
             }
-            #expect(ranAt.withLock { $0 } - start >= 15_000_000)
-            let date = Date().addingTimeInterval(0.01)
-            let wallAt = LockedValue<Date?>(nil)
-            Schedulers.immediate.schedule(at: date) { wallAt.withLock { $0 = Date() } }
-            #expect(try #require(wallAt.withLock { $0 }) >= date)
+            #expect(ranAt - start >= 15_000_000)
+            #expect(try #require(wallAt) >= date)
         }
     }
 
     @Suite("5. Periodic")
     struct Periodic {
         @Test("Tick k starts no earlier than start + k·interval", arguments: SchedulerKind.dateSchedulers)
-        func ticksOnTheGrid(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func ticksOnTheGrid(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int64>(harness)
                 let interval: Int64 = 10_000_000
                 let start = harness.monotonicNow() + 5_000_000
@@ -87,7 +92,7 @@ extension Conformance {
                 ) {
                     log.append(harness.monotonicNow())
                 }
-                #expect(log.wait(for: 8))
+                #expect(await log.wait(for: 8))
                 disposable.dispose()
                 Self.expectFixedRateTicks(log.all, start: start, interval: interval)
             }
@@ -112,8 +117,8 @@ extension Conformance {
         }
 
         @Test("An overdue periodic timer skips missed ticks instead of bursting", arguments: SchedulerKind.serial)
-        func overdueDoesNotBurst(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func overdueDoesNotBurst(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int64>(harness)
                 let interval: Int64 = 5_000_000
                 let start = harness.monotonicNow()
@@ -126,7 +131,7 @@ extension Conformance {
                         while Nanoseconds.monotonicNow() < until {}
                     }
                 }
-                #expect(log.wait(for: 6))
+                #expect(await log.wait(for: 6))
                 disposable.dispose()
                 Self.expectFixedRateTicks(log.all, start: start, interval: interval)
                 let cells = log.all.map { ($0 - start) / interval }
@@ -140,14 +145,14 @@ extension Conformance {
             "A periodic timer starting at a past date ticks at its interval, never back to back",
             arguments: SchedulerKind.dateSchedulers
         )
-        func pastStartDate(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func pastStartDate(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 for start in [Date.distantPast, harness.dateScheduler.now.addingTimeInterval(-3600)] {
                     let log = Recorder<Int64>(harness)
                     let disposable = harness.dateScheduler.schedule(at: start, repeatingEvery: .milliseconds(5)) {
                         log.append(harness.monotonicNow())
                     }
-                    #expect(log.wait(for: 4), "a periodic timer starting at \(start) did not tick")
+                    #expect(await log.wait(for: 4), "a periodic timer starting at \(start) did not tick")
                     disposable.dispose()
                     let ticks = log.all.prefix(4)
                     // The first tick may be aligned anywhere in its interval; the next three are one
@@ -160,13 +165,13 @@ extension Conformance {
         }
 
         @Test("A sub-millisecond period stays periodic", arguments: SchedulerKind.dateSchedulers)
-        func subMillisecondPeriod(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func subMillisecondPeriod(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let disposable = harness.dateScheduler.schedule(after: .zero, repeatingEvery: .microseconds(250)) {
                     log.append(1)
                 }
-                #expect(log.wait(for: 20), "a 250 µs periodic timer ticked \(log.count) times")
+                #expect(await log.wait(for: 20), "a 250 µs periodic timer ticked \(log.count) times")
                 disposable.dispose()
             }
         }
@@ -175,8 +180,8 @@ extension Conformance {
     @Suite("6. Recursion")
     struct Recursion {
         @Test("scheduleRecursive runs again on each reschedule until disposed", arguments: SchedulerKind.allCases)
-        func recursion(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func recursion(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let count = Atomic<Int>(0)
                 let slot = DisposableSlot()
@@ -186,15 +191,15 @@ extension Conformance {
                     if run < 100 { reschedule() } else { slot.value?.dispose() }
                 }
                 slot.value = disposable
-                #expect(log.wait(for: 100))
+                #expect(await log.wait(for: 100))
                 #expect(log.all == Array(1...100))
                 disposable.dispose()  // the slot holds the recursion, whose action holds the slot
             }
         }
 
         @Test("Disposing a recursion stops it", arguments: SchedulerKind.deferred)
-        func disposingStops(kind: SchedulerKind) throws {
-            try Harness.with(kind) { harness in
+        func disposingStops(kind: SchedulerKind) async throws {
+            try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
                 let count = Atomic<Int>(0)
                 let slot = DisposableSlot()
@@ -207,8 +212,8 @@ extension Conformance {
                     reschedule()
                 }
                 handedOver.signal()
-                #expect(log.wait(for: 10))
-                harness.letTimePass(.milliseconds(30))
+                #expect(await log.wait(for: 10))
+                await harness.letTimePass(.milliseconds(30))
                 #expect(log.count == 10)
             }
         }

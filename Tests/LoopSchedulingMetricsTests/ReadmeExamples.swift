@@ -1,6 +1,7 @@
 #if Metrics
 import CoreMetrics
 import LoopScheduling
+import LoopSchedulingTestSupport
 import LoopSchedulingMetrics
 import MetricsTestKit
 import Scheduling
@@ -18,7 +19,7 @@ private func print(_ items: Any...) {
 @Suite("README examples: metrics")
 struct MetricsReadmeExamples {
     @Test("A LoopSchedulerGroup reporting through swift-metrics")
-    func metrics() throws {
+    func metrics() async throws {
         let factory = TestMetrics()
         // README: metrics
         let metrics = LoopMetrics(factory: factory)  // LoopMetrics(): MetricsSystem.factory
@@ -26,9 +27,9 @@ struct MetricsReadmeExamples {
         loops.next().schedule(after: .milliseconds(5)) { print("fired") }
         // Reported per iteration, e.g. loop_scheduler_timers_fired_total{loop="io-0"} 1
         // README: end
-        #expect(eventually { printed.withLock { $0 } == ["fired"] })
-        #expect(eventually { factory.counterTotal(label: "loop_scheduler_timers_fired_total", dimensions: [("loop", "io-0")]) == 1 })
-        loops.shutdown()
+        #expect(await eventually { printed.withLock { $0 } == ["fired"] })
+        #expect(await eventually { factory.counterTotal(label: "loop_scheduler_timers_fired_total", dimensions: [("loop", "io-0")]) == 1 })
+        await loops.shutdown()
     }
 }
 #endif

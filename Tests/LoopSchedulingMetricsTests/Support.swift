@@ -2,21 +2,10 @@
 import CoreMetrics
 import Dispatch
 import LoopScheduling
+import LoopSchedulingTestSupport
 import MetricsTestKit
 import Scheduling
 import Synchronization
-
-/// Waits, without sleeping, until `condition` holds or `timeout` passes.
-@discardableResult
-func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
-    let bell = DispatchSemaphore(value: 0)
-    while !condition() {
-        if DispatchTime.now() >= deadline { return false }
-        _ = bell.wait(timeout: .now() + .milliseconds(2))
-    }
-    return true
-}
 
 /// swift-metrics' own test factory, counting how many metric objects it was asked to make (its
 /// handlers are cached by label and dimensions, so making one twice would not show otherwise).

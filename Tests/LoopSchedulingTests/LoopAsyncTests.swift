@@ -26,7 +26,7 @@ struct LoopAsyncTests {
             }
         }
         // Wait until the sleep's timer is in the loop, not a guess.
-        #expect(await eventuallyAsync { loop.statistics.timersPending == 1 })
+        #expect(await eventually { loop.statistics.timersPending == 1 })
         await loop.shutdown()
         #expect(await sleeper.value == "cancelled")
         await #expect(throws: CancellationError.self) { try await loop.sleep(for: .milliseconds(1)) }
@@ -44,7 +44,7 @@ struct LoopAsyncTests {
             }
             return last
         }
-        #expect(await eventuallyAsync { seen.load(ordering: .relaxed) >= 3 })
+        #expect(await eventually { seen.load(ordering: .relaxed) >= 3 })
         await loop.shutdown()
         let last = await consumer.value
         #expect(last >= 3)
@@ -55,10 +55,10 @@ struct LoopAsyncTests {
         let loop = try LoopScheduler(name: "cancel-sleep")
         // An hour: see `sleepAtShutdown`.
         let sleeper = Task { try await loop.sleep(for: .seconds(3_600)) }
-        #expect(await eventuallyAsync { loop.statistics.timersPending == 1 })
+        #expect(await eventually { loop.statistics.timersPending == 1 })
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
-        #expect(await eventuallyAsync { loop.statistics.timersPending == 0 }, "the cancelled sleep's timer stayed in the heap")
+        #expect(await eventually { loop.statistics.timersPending == 0 }, "the cancelled sleep's timer stayed in the heap")
         await loop.shutdown()
     }
 
@@ -74,7 +74,7 @@ struct LoopAsyncTests {
             return values
         }.value
         #expect(values == Array(repeating: 42, count: 1_000))
-        #expect(await eventuallyAsync { loop.statistics.timersPending == 0 })
+        #expect(await eventually { loop.statistics.timersPending == 0 })
         await #expect(throws: TimeoutError(timeout: .milliseconds(5))) {
             try await loop.withTimeout(.milliseconds(5)) { try await Task.sleep(for: .seconds(30)) }
         }

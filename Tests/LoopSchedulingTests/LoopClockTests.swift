@@ -46,7 +46,7 @@ struct LoopClockTests {
         feed.yield(1)
         feed.yield(2)
         feed.yield(3)
-        #expect(await eventuallyAsync { !seen.withLock { $0 }.isEmpty })
+        #expect(await eventually { !seen.withLock { $0 }.isEmpty })
         feed.yield(4)
         feed.finish()
         await consumer.value

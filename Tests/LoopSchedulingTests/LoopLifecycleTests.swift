@@ -10,32 +10,36 @@ import LoopSchedulingTestSupport
 @Suite("LoopScheduler lifecycle")
 struct LoopLifecycleTests {
     @Test("16 threads × 100k schedules: every task runs exactly once")
-    func manyProducers() throws {
+    func manyProducers() async throws {
         let loop = try LoopScheduler(name: "producers")
-        defer { loop.shutdown() }
-        let threads = 16
-        let perThread = 100_000
-        let runs = LockedValue<[Int]>(Array(repeating: 0, count: threads))
-        let total = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            for _ in 0..<perThread {
-                loop.schedule {
-                    // Only the loop thread touches `runs`, one task at a time.
-                    runs.withLock { $0[thread] += 1 }
-                    total.add(1, ordering: .relaxed)
+        await shuttingDown(loop) {
+            let threads = 16
+            let perThread = 100_000
+            let runs = LockedValue<[Int]>(Array(repeating: 0, count: threads))
+            let total = Atomic<Int>(0)
+            // `concurrentPerform` blocks its caller until every producer is done: a thread made for it.
+            await onOwnThread {
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    for _ in 0..<perThread {
+                        loop.schedule {
+                            // Only the loop thread touches `runs`, one task at a time.
+                            runs.withLock { $0[thread] += 1 }
+                            total.add(1, ordering: .relaxed)
+                        }
+                    }
                 }
             }
+            #expect(await eventually(timeout: .seconds(60)) { total.load(ordering: .relaxed) == threads * perThread })
+            // A second look after a round trip: nothing ran twice.
+            _ = await onLoop(loop) { 0 }
+            #expect(runs.withLock { $0 } == Array(repeating: perThread, count: threads))
+            // The snapshot is published at the end of each batch: it may lag one batch behind.
+            #expect(await eventually { loop.statistics.tasksRun >= threads * perThread })
         }
-        #expect(eventually(timeout: .seconds(60)) { total.load(ordering: .relaxed) == threads * perThread })
-        // A second look after a round trip: nothing ran twice.
-        _ = onLoop(loop) { 0 }
-        #expect(runs.withLock { $0 } == Array(repeating: perThread, count: threads))
-        // The snapshot is published at the end of each batch: it may lag one batch behind.
-        #expect(eventually { loop.statistics.tasksRun >= threads * perThread })
     }
 
     @Test("Shutdown racing 8 scheduling threads: every action ran or was disposed, never neither, never both")
-    func shutdownRacingProducers() throws {
+    func shutdownRacingProducers() async throws {
         for round in 0..<5 {
             let loop = try LoopScheduler(name: "race\(round)")
             let records = LockedValue<[(disposable: any Disposable, ran: Flag)]>([])
@@ -54,9 +58,12 @@ struct LoopLifecycleTests {
                     }
                 }
             }
-            for _ in 0..<8 { started.wait() }
-            loop.shutdown()
-            producers.wait()
+            // The synchronous shutdown() from a plain thread, racing the producers: a thread made for it.
+            await onOwnThread {
+                for _ in 0..<8 { started.wait() }
+                loop.shutdown()
+                producers.wait()
+            }
             let all = records.withLock { $0 }
             var neither = 0
             var both = 0
@@ -72,7 +79,7 @@ struct LoopLifecycleTests {
     }
 
     @Test("Accepted tasks still run at shutdown; timers are disposed and never run")
-    func shutdownRunsAcceptedWork() throws {
+    func shutdownRunsAcceptedWork() async throws {
         let loop = try LoopScheduler(name: "drain")
         let gate = DispatchSemaphore(value: 0)
         let log = LockedValue<[String]>([])
@@ -82,24 +89,21 @@ struct LoopLifecycleTests {
         let periodic = loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) {
             log.withLock { $0.append("tick") }
         }
-        let shutdownDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            loop.shutdown()
-            shutdownDone.signal()
-        }
+        // The synchronous shutdown() from a plain thread: a thread made for it.
+        let shutdown = Task { await onOwnThread { loop.shutdown() } }
         // Give shutdown() time to begin, then release the loop.
-        #expect(eventually { loop.core.lifecycle.state != .open })
+        #expect(await eventually { loop.core.lifecycle.state != .open })
         gate.signal()
-        shutdownDone.wait()
+        await shutdown.value
         #expect(log.withLock { $0 } == ["task"])
         #expect(!task.isDisposed)
         #expect(timer.isDisposed && periodic.isDisposed)
     }
 
     @Test("Scheduling after shutdown is inert: disposed, never run, closure released")
-    func scheduleAfterShutdown() throws {
+    func scheduleAfterShutdown() async throws {
         let loop = try LoopScheduler(name: "inert")
-        loop.shutdown()
+        await loop.shutdown()
         var tracked: Tracked? = Tracked()
         let weak = WeakTracked(tracked!)
         let ran = Atomic<Bool>(false)
@@ -123,33 +127,41 @@ struct LoopLifecycleTests {
     }
 
     @Test("shutdown() twice, and from the loop thread, completes")
-    func shutdownTwiceAndFromLoop() throws {
+    func shutdownTwiceAndFromLoop() async throws {
         let loop = try LoopScheduler(name: "twice")
-        let done = DispatchSemaphore(value: 0)
-        loop.schedule {
-            loop.shutdown()
-            loop.shutdown()
-            done.signal()
+        await withCheckedContinuation { done in
+            loop.schedule {
+                loop.shutdown()
+                loop.shutdown()
+                done.resume()
+            }
         }
-        done.wait()
-        loop.shutdown()
-        loop.shutdown()
+        // Then twice more from a plain thread, where shutdown() waits: a thread made for it.
+        await onOwnThread {
+            loop.shutdown()
+            loop.shutdown()
+        }
         let refused = loop.schedule {}
         #expect(refused.isDisposed)
     }
 
     @Test("Dropping the last reference with pending timers shuts down and releases everything")
-    func deinitWithPendingTimers() throws {
-        var tracked: Tracked? = Tracked()
-        let weakTracked = WeakTracked(tracked!)
+    func deinitWithPendingTimers() async throws {
         let weakLoop = LockedValue<WeakLoop>(WeakLoop())
-        var timer: (any Disposable)?
-        do {
-            let loop = try LoopScheduler(name: "deinit")
-            weakLoop.withLock { $0.loop = loop }
-            timer = loop.schedule(after: .seconds(30)) { [tracked] in _ = tracked }
-            loop.schedule(after: .seconds(1), repeatingEvery: .seconds(1)) { [tracked] in _ = tracked }
-            tracked = nil
+        // The last reference dropped off the loop thread shuts down and waits, as shutdown() does:
+        // a thread made for it.
+        let (weakTracked, timer) = try await onOwnThread { () throws -> (WeakTracked, (any Disposable)?) in
+            var tracked: Tracked? = Tracked()
+            let weakTracked = WeakTracked(tracked!)
+            var timer: (any Disposable)?
+            do {
+                let loop = try LoopScheduler(name: "deinit")
+                weakLoop.withLock { $0.loop = loop }
+                timer = loop.schedule(after: .seconds(30)) { [tracked] in _ = tracked }
+                loop.schedule(after: .seconds(1), repeatingEvery: .seconds(1)) { [tracked] in _ = tracked }
+                tracked = nil
+            }
+            return (weakTracked, timer)
         }
         #expect(weakLoop.withLock { $0.loop == nil }, "the scheduler outlived its last reference")
         #expect(weakTracked.isNil, "a closure outlived the scheduler")
@@ -157,9 +169,9 @@ struct LoopLifecycleTests {
     }
 
     @Test("Dropping the last reference on the loop thread shuts down without deadlock")
-    func deinitOnLoopThread() throws {
-        let done = DispatchSemaphore(value: 0)
+    func deinitOnLoopThread() async throws {
         let weakLoop = LockedValue<WeakLoop>(WeakLoop())
+        let (dropped, drop) = AsyncStream.makeStream(of: Void.self)
         do {
             let loop = try LoopScheduler(name: "selfdrop")
             weakLoop.withLock { $0.loop = loop }
@@ -167,80 +179,83 @@ struct LoopLifecycleTests {
             let holder = LockedValue<LoopScheduler?>(loop)
             loop.schedule {
                 holder.withLock { $0 = nil }
-                done.signal()
+                drop.finish()
             }
         }
-        done.wait()
-        #expect(eventually { weakLoop.withLock { $0.loop == nil } })
+        for await _ in dropped {}
+        #expect(await eventually { weakLoop.withLock { $0.loop == nil } })
     }
 
     @Test("Cancelling 200k timers from the loop gives their slots back within an iteration")
-    func memoryBackAfterCancelling() throws {
+    func memoryBackAfterCancelling() async throws {
         let loop = try LoopScheduler(name: "memory")
-        defer { loop.shutdown() }
-        let core = loop.core
-        // A far-future wall-clock timer must not keep the heaps from shrinking.
-        let wall = loop.schedule(at: .distantFuture) {}
-        let peak = onLoop(loop) {
-            let timers = (0..<200_000).map { _ in loop.schedule(after: .seconds(30)) {} }
-            let peak = core.timerSlotCapacity
-            for timer in timers { timer.dispose() }
-            return peak
+        await shuttingDown(loop) {
+            let core = loop.core
+            // A far-future wall-clock timer must not keep the heaps from shrinking.
+            let wall = loop.schedule(at: .distantFuture) {}
+            let peak = await onLoop(loop) {
+                let timers = (0..<200_000).map { _ in loop.schedule(after: .seconds(30)) {} }
+                let peak = core.timers.slotCapacity
+                for timer in timers { timer.dispose() }
+                return peak
+            }
+            #expect(peak >= 200_000)
+            // The next iteration's prepare callback shrinks the emptied heap.
+            #expect(await eventually { await onLoop(loop) { core.timers.slotCapacity } < 2_048 })
+            #expect(loop.statistics.timersPending <= 1)
+            wall.dispose()
         }
-        #expect(peak >= 200_000)
-        // The next iteration's prepare callback shrinks the emptied heap.
-        #expect(eventually { onLoop(loop) { core.timerSlotCapacity } < 2_048 })
-        #expect(loop.statistics.timersPending <= 1)
-        wall.dispose()
     }
 
     @Test("The loop thread is named after the scheduler (first 15 bytes)")
-    func threadName() throws {
+    func threadName() async throws {
         let loop = try LoopScheduler(name: "a-rather-long-scheduler-name")
-        defer { loop.shutdown() }
-        let name = onLoop(loop) { currentThreadName() }
-        #expect(name == "a-rather-long-s")
+        await shuttingDown(loop) {
+            let name = await onLoop(loop) { currentThreadName() }
+            #expect(name == "a-rather-long-s")
+        }
     }
 
     @Test("statistics counts tasks, timers, disposals and iterations")
-    func statistics() throws {
+    func statistics() async throws {
         let loop = try LoopScheduler(name: "stats")
-        defer { loop.shutdown() }
-        let done = Atomic<Int>(0)
-        for _ in 0..<10 { loop.schedule { done.add(1, ordering: .relaxed) } }
-        for _ in 0..<5 { loop.schedule(after: .milliseconds(1)) { done.add(1, ordering: .relaxed) } }
-        loop.schedule(after: .seconds(60)) {}.dispose()
-        let pending = loop.schedule(after: .seconds(60)) {}
-        #expect(eventually { done.load(ordering: .relaxed) == 15 })
-        _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersFired == 5 && loop.statistics.disposedBeforeRun == 1 })
-        let stats = loop.statistics
-        #expect(stats.tasksRun >= 10)
-        #expect(stats.timersFired == 5)
-        #expect(stats.timersPending == 1)
-        #expect(stats.disposedBeforeRun == 1)
-        #expect(stats.loopIterations > 0)
-        #expect(stats.maxLateness >= stats.recentLateness)
-        pending.dispose()
+        await shuttingDown(loop) {
+            let done = Atomic<Int>(0)
+            for _ in 0..<10 { loop.schedule { done.add(1, ordering: .relaxed) } }
+            for _ in 0..<5 { loop.schedule(after: .milliseconds(1)) { done.add(1, ordering: .relaxed) } }
+            loop.schedule(after: .seconds(60)) {}.dispose()
+            let pending = loop.schedule(after: .seconds(60)) {}
+            #expect(await eventually { done.load(ordering: .relaxed) == 15 })
+            _ = await onLoop(loop) { 0 }
+            #expect(await eventually { loop.statistics.timersFired == 5 && loop.statistics.disposedBeforeRun == 1 })
+            let stats = loop.statistics
+            #expect(stats.tasksRun >= 10)
+            #expect(stats.timersFired == 5)
+            #expect(stats.timersPending == 1)
+            #expect(stats.disposedBeforeRun == 1)
+            #expect(stats.loopIterations > 0)
+            #expect(stats.maxLateness >= stats.recentLateness)
+            pending.dispose()
+        }
     }
 
     @Test("LoopSchedulerGroup hands loops out round robin and shuts them all down")
-    func group() throws {
+    func group() async throws {
         let group = try LoopSchedulerGroup(count: 3, name: "group")
         let picks = (0..<6).map { _ in ObjectIdentifier(group.next()) }
         #expect(picks[0] != picks[1] && picks[1] != picks[2] && picks[0] == picks[3])
-        group.shutdown()
+        await group.shutdown()
         #expect(group.schedulers.allSatisfy { $0.schedule {}.isDisposed })
     }
 
     @Test("A host's adopted loop closes cleanly: shutdown closes only the scheduler's handles")
-    func adoptedLoopClosesCleanly() throws {
-        let (host, loop) = try HostLoop.start(name: "host") { try LoopScheduler(adopting: $0) }
+    func adoptedLoopClosesCleanly() async throws {
+        let (host, loop) = try await HostLoop.start(name: "host") { try LoopScheduler(adopting: $0) }
         let ran = Atomic<Bool>(false)
         loop.schedule(after: .milliseconds(1)) { ran.store(true, ordering: .relaxed) }
-        #expect(eventually { ran.load(ordering: .relaxed) })
-        loop.shutdown()
-        #expect(host.waitUntilFinished() == 0)
+        #expect(await eventually { ran.load(ordering: .relaxed) })
+        await loop.shutdown()
+        #expect(await host.finished() == 0)
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Scheduling
 import Synchronization
+import LoopSchedulingTestSupport
 import Testing
 
 @testable import LoopScheduling
@@ -15,45 +16,46 @@ struct LoopRecyclingTests {
     }
 
     @Test("Dropped task and timer entries are reused; held ones keep their identity and state")
-    func reuse() throws {
+    func reuse() async throws {
         let loop = try LoopScheduler(name: "reuse")
-        defer { loop.shutdown() }
-        // A batch of dropped tasks fills the spare list once they ran.
-        onLoop(loop) { for _ in 0..<10 { loop.schedule {} } }
-        let observed = onLoop(loop) { () -> (Int, Int) in
-            (loop.core.confined.spareTasks.count, loop.core.confined.spareTimers.count)
+        await shuttingDown(loop) {
+            // A batch of dropped tasks fills the spare list once they ran.
+            await onLoop(loop) { for _ in 0..<10 { loop.schedule {} } }
+            let observed = await onLoop(loop) { () -> (Int, Int) in
+                loop.core.recycler.spareCounts
+            }
+            #expect(observed.0 >= 10, "dropped task entries were not kept for reuse")
+            // A held disposable is never reused: after it ran, it still reports its own state.
+            let held = await onLoop(loop) { loop.schedule {} }
+            _ = await onLoop(loop) { 0 }
+            #expect(!held.isDisposed)
+            let spareIdentities = await onLoop(loop) { loop.core.recycler.spareTaskIdentities }
+            #expect(!spareIdentities.contains(ObjectIdentifier(held)), "an entry the caller holds was put up for reuse")
+            // A weakly held one is not reused either: the weak reference becomes nil.
+            let box = WeakBox()
+            await onLoop(loop) { box.disposable = loop.schedule {} }
+            _ = await onLoop(loop) { 0 }
+            let weakGone = await onLoop(loop) { box.disposable == nil }
+            #expect(weakGone, "an entry held weakly was kept alive for reuse")
+            // Fired one-shot timers that were dropped are reused as well.
+            let fired = Atomic<Int>(0)
+            await onLoop(loop) { for _ in 0..<5 { loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) } } }
+            #expect(await eventually { fired.load(ordering: .relaxed) == 5 })
+            _ = await onLoop(loop) { 0 }
+            let spareTimers = await onLoop(loop) { loop.core.recycler.spareCounts.timers }
+            #expect(spareTimers >= 5, "dropped fired timer entries were not kept for reuse")
+            // And a reused entry behaves as new: runs once, disposable as usual.
+            let counter = Atomic<Int>(0)
+            let (kept, cancelled) = await onLoop(loop) {
+                let kept = loop.schedule { counter.add(1, ordering: .relaxed) }
+                let cancelled = loop.schedule { counter.add(100, ordering: .relaxed) }
+                cancelled.dispose()
+                return (kept, cancelled)
+            }
+            _ = await onLoop(loop) { 0 }
+            #expect(counter.load(ordering: .relaxed) == 1)
+            #expect(cancelled.isDisposed && !kept.isDisposed)
         }
-        #expect(observed.0 >= 10, "dropped task entries were not kept for reuse")
-        // A held disposable is never reused: after it ran, it still reports its own state.
-        let held = onLoop(loop) { loop.schedule {} }
-        _ = onLoop(loop) { 0 }
-        #expect(!held.isDisposed)
-        let spareIdentities = onLoop(loop) { loop.core.confined.spareTasks.map { ObjectIdentifier($0) } }
-        #expect(!spareIdentities.contains(ObjectIdentifier(held)), "an entry the caller holds was put up for reuse")
-        // A weakly held one is not reused either: the weak reference becomes nil.
-        let box = WeakBox()
-        onLoop(loop) { box.disposable = loop.schedule {} }
-        _ = onLoop(loop) { 0 }
-        let weakGone = onLoop(loop) { box.disposable == nil }
-        #expect(weakGone, "an entry held weakly was kept alive for reuse")
-        // Fired one-shot timers that were dropped are reused as well.
-        let fired = DispatchSemaphore(value: 0)
-        onLoop(loop) { for _ in 0..<5 { loop.schedule(after: .zero) { fired.signal() } } }
-        for _ in 0..<5 { fired.wait() }
-        _ = onLoop(loop) { 0 }
-        let spareTimers = onLoop(loop) { loop.core.confined.spareTimers.count }
-        #expect(spareTimers >= 5, "dropped fired timer entries were not kept for reuse")
-        // And a reused entry behaves as new: runs once, disposable as usual.
-        let counter = Atomic<Int>(0)
-        let (kept, cancelled) = onLoop(loop) {
-            let kept = loop.schedule { counter.add(1, ordering: .relaxed) }
-            let cancelled = loop.schedule { counter.add(100, ordering: .relaxed) }
-            cancelled.dispose()
-            return (kept, cancelled)
-        }
-        _ = onLoop(loop) { 0 }
-        #expect(counter.load(ordering: .relaxed) == 1)
-        #expect(cancelled.isDisposed && !kept.isDisposed)
     }
 
     /// The loop's retained memory, read on the loop thread from a timer that fires at once: timers
@@ -65,77 +67,77 @@ struct LoopRecyclingTests {
         var largest: Int { [batch, remote, local, spareItems, spareTasks, spareTimers].max()! }
     }
 
-    static func retained(_ loop: LoopScheduler) -> Retained {
-        let result = LockedValue(Retained())
-        let done = DispatchSemaphore(value: 0)
-        loop.schedule(after: .zero) {
-            let confined = loop.core.confined
-            result.withLock {
-                $0 = Retained(
-                    batch: confined.batch.capacity,
-                    remote: loop.core.remote.capacity,
-                    local: confined.localItems.capacity,
-                    spareItems: confined.spareItems.capacity,
-                    spareTasks: confined.spareTasks.capacity,
-                    spareTimers: confined.spareTimers.capacity,
-                    slots: confined.timers.slotCapacity,
-                    iteration: confined.stats.loopIterations
+    static func retained(_ loop: LoopScheduler) async -> Retained {
+        await withCheckedContinuation { done in
+            loop.schedule(after: .zero) {
+                let core = loop.core
+                let buffers = core.runner.bufferCapacities
+                let spares = core.recycler.spareCapacities
+                done.resume(
+                    returning: Retained(
+                        batch: buffers.batch,
+                        remote: core.remote.capacity,
+                        local: buffers.local,
+                        spareItems: buffers.spare,
+                        spareTasks: spares.tasks,
+                        spareTimers: spares.timers,
+                        slots: core.timers.slotCapacity,
+                        iteration: core.reporter.loopIterations
+                    )
                 )
             }
-            done.signal()
         }
-        done.wait()
-        return result.withLock { $0 }
     }
 
     /// Waits until the loop finished the iteration counted `iteration` (its prepare published the
     /// next count): round trips sent one after another may otherwise share one batch.
-    static func waitForIteration(after iteration: Int, of loop: LoopScheduler) {
-        #expect(eventually { loop.statistics.loopIterations > iteration })
+    static func waitForIteration(after iteration: Int, of loop: LoopScheduler) async {
+        #expect(await eventually { loop.statistics.loopIterations > iteration })
     }
 
     @Test("A burst's buffers and spare entries go back after one quiet iteration; steady work keeps them")
-    func givesBackAfterBurst() throws {
+    func givesBackAfterBurst() async throws {
         let loop = try LoopScheduler(name: "give-back")
-        defer { loop.shutdown() }
-        // A remote burst: the loop is held in a task while this thread queues 10,000 more.
-        let release = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
-        loop.schedule {
-            entered.signal()
-            release.wait()
-        }
-        entered.wait()
-        for _ in 0..<10_000 { loop.schedule {} }
-        release.signal()
-        // On-loop bursts: 5,000 tasks, and 2,000 timers that fire (their entries become spares).
-        let fired = Atomic<Int>(0)
-        onLoop(loop) {
-            for _ in 0..<5_000 { loop.schedule {} }
-            for _ in 0..<2_000 { loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) } }
-        }
-        #expect(eventually { fired.load(ordering: .relaxed) == 2_000 })
-        // Read in the next iteration that does work: the loop's own buffers and spares are all
-        // there (the remote queue's buffers may be gone already, given back by a wake-up for
-        // nothing in between).
-        let grown = Self.retained(loop)
-        Self.waitForIteration(after: grown.iteration, of: loop)
-        #expect(grown.spareTasks >= LoopCore.recycleLimit && grown.spareTimers >= LoopCore.recycleLimit)
-        #expect(max(grown.local, grown.spareItems) >= 5_000)
-        // That iteration handled one item: its prepare gave everything back.
-        let rest = Self.retained(loop)
-        #expect(rest.largest <= LoopCore.keptAtRest, "kept after a quiet iteration: \(rest)")
-        #expect(rest.slots <= LoopTimerStore.keptSlots)
-        // Steady work of 500 entries per iteration keeps its spares: reused, not reallocated.
-        for round in 0..<10 {
-            let (spares, iteration) = onLoop(loop) { () -> (Int, Int) in
-                // No copy of `confined` is held across the scheduling: it would share the buffers.
-                let spares = loop.core.confined.spareTasks.count
-                for _ in 0..<500 { loop.schedule {} }
-                return (spares, loop.core.confined.stats.loopIterations)
+        await shuttingDown(loop) {
+            // A remote burst: the loop is held in a task while this thread queues 10,000 more.
+            let release = DispatchSemaphore(value: 0)
+            await withCheckedContinuation { entered in
+                loop.schedule {
+                    entered.resume()
+                    release.wait()
+                }
             }
-            Self.waitForIteration(after: iteration, of: loop)
-            if round > 0 { #expect(spares >= 500, "round \(round) found \(spares) spare entries") }
+            for _ in 0..<10_000 { loop.schedule {} }
+            release.signal()
+            // On-loop bursts: 5,000 tasks, and 2,000 timers that fire (their entries become spares).
+            let fired = Atomic<Int>(0)
+            await onLoop(loop) {
+                for _ in 0..<5_000 { loop.schedule {} }
+                for _ in 0..<2_000 { loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) } }
+            }
+            #expect(await eventually { fired.load(ordering: .relaxed) == 2_000 })
+            // Read in the next iteration that does work: the loop's own buffers and spares are all
+            // there (the remote queue's buffers may be gone already, given back by a wake-up for
+            // nothing in between).
+            let grown = await Self.retained(loop)
+            await Self.waitForIteration(after: grown.iteration, of: loop)
+            #expect(grown.spareTasks >= LoopEntryRecycler.limit && grown.spareTimers >= LoopEntryRecycler.limit)
+            #expect(max(grown.local, grown.spareItems) >= 5_000)
+            // That iteration handled one item: its prepare gave everything back.
+            let rest = await Self.retained(loop)
+            #expect(rest.largest <= LoopEntryRecycler.keptAtRest, "kept after a quiet iteration: \(rest)")
+            #expect(rest.slots <= LoopTimerStore.keptSlots)
+            // Steady work of 500 entries per iteration keeps its spares: reused, not reallocated.
+            for round in 0..<10 {
+                let (spares, iteration) = await onLoop(loop) { () -> (Int, Int) in
+                    // No copy of `confined` is held across the scheduling: it would share the buffers.
+                    let spares = loop.core.recycler.spareCounts.tasks
+                    for _ in 0..<500 { loop.schedule {} }
+                    return (spares, loop.core.reporter.loopIterations)
+                }
+                await Self.waitForIteration(after: iteration, of: loop)
+                if round > 0 { #expect(spares >= 500, "round \(round) found \(spares) spare entries") }
+            }
         }
     }
 }

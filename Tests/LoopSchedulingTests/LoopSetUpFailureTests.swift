@@ -19,7 +19,7 @@ import Glibc
 struct LoopSetUpFailureTests {
     @Test("A failure at any set-up step throws the call's error and leaks no fd or thread (own thread)")
     func everyStepOwnThread() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             for driver in [TimerDriverKind.timerfd, .uvTimer] {
                 // Warm up: one full start and shutdown, so lazily made process-wide resources (the
@@ -50,13 +50,13 @@ struct LoopSetUpFailureTests {
                 loop.shutdown()
             }
             exit(0)
-        }
+        } }
         reportChildErrors(result)
     }
 
     @Test("A failure at any set-up step of an adopted loop throws and closes what it opened on the host's loop")
     func everyStepAdopted() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             _ = try! LoopScheduler(name: "warm", clock: SystemClock(), driver: .timerfd)
             let (warmHost, warm) = try! HostLoop.start(name: "warm-host") { try LoopScheduler(adopting: $0) }
@@ -86,13 +86,13 @@ struct LoopSetUpFailureTests {
                 check(settles(to: baseline), "\(step): \(ResourceCounts.now()) after failing, \(baseline) before")
             }
             exit(0)
-        }
+        } }
         reportChildErrors(result)
     }
 
     @Test("When the thread cannot be started, init throws at once instead of hanging, and leaks nothing")
     func threadLimit() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             try! LoopScheduler(name: "warm").shutdown()
             let baseline = ResourceCounts.now()
@@ -106,13 +106,13 @@ struct LoopSetUpFailureTests {
             }
             check(settles(to: baseline), "\(ResourceCounts.now()) after failing, \(baseline) before")
             exit(0)
-        }
+        } }
         reportChildErrors(result)
     }
 
     @Test("Under a real RLIMIT_NOFILE, starting loops and groups fails cleanly at every fd budget")
     func realDescriptorLimit() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+        let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             try! LoopScheduler(name: "warm").shutdown()
             try! LoopSchedulerGroup(count: 1).shutdown()
@@ -142,7 +142,7 @@ struct LoopSetUpFailureTests {
             check(failures > 0, "no budget was small enough to fail: the test tests nothing")
             check(successes > 0, "no budget was large enough for three loops")
             exit(0)
-        }
+        } }
         reportChildErrors(result)
     }
 }
@@ -192,15 +192,6 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fail(message()) }
 }
 
-/// A hang becomes a failure: the child exits with status 3 after 60 s.
-func startWatchdog(seconds: Int = 60) {
-    let thread = Thread {
-        sleep(UInt32(seconds))
-        FileHandle.standardError.write(Data("FAILED: watchdog: still running after \(seconds) s (a hang)\n".utf8))
-        exit(3)
-    }
-    thread.start()
-}
 
 let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 

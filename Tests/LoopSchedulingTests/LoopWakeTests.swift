@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Scheduling
 import Synchronization
+import LoopSchedulingTestSupport
 import Testing
 
 @testable import LoopScheduling
@@ -34,88 +35,93 @@ struct LoopWakeTests {
 
     /// Returns once the loop has ended the iteration of a batch run now, i.e. it has armed its
     /// driver and published its promise, and has nothing else to do.
-    private static func settle(_ loop: LoopScheduler, _ counter: IterationCounter) {
-        let during = onLoop(loop) { counter.value }
-        #expect(eventually { counter.value > during })
+    private static func settle(_ loop: LoopScheduler, _ counter: IterationCounter) async {
+        let during = await onLoop(loop) { counter.value }
+        #expect(await eventually { counter.value > during })
     }
 
     @Test(
         "Timers at or after the armed wake-up and cancellations from another thread wake the loop at most once per flush interval, and leave within it",
         arguments: TimerDriverKind.all
     )
-    func coveredItemsWakeOncePerFlush(driver: TimerDriverKind) throws {
+    func coveredItemsWakeOncePerFlush(driver: TimerDriverKind) async throws {
         let (loop, counter) = try Self.makeLoop("wake-later", driver: driver)
-        defer { loop.shutdown() }
-        let armed = loop.schedule(after: .seconds(20)) {}
-        defer { armed.dispose() }
-        #expect(eventually { loop.statistics.timersPending == 1 })
-        Self.settle(loop, counter)
-        let before = counter.value
-        let start = Nanoseconds.monotonicNow()
-        // Paced, so a loop woken by each would iterate for each: 250 times.
-        var kept: [any Disposable] = []
-        for _ in 0..<100 {
-            kept.append(loop.schedule(after: .seconds(30)) {})
-            usleep(300)
+        await shuttingDown(loop) {
+            let armed = loop.schedule(after: .seconds(20)) {}
+            defer { armed.dispose() }
+            #expect(await eventually { loop.statistics.timersPending == 1 })
+            await Self.settle(loop, counter)
+            let before = counter.value
+            let start = Nanoseconds.monotonicNow()
+            // Paced, so a loop woken by each would iterate for each: 250 times. The pacing sleeps
+            // block: a thread made for them.
+            let (kept, lastDispose) = await onOwnThread { () -> ([any Disposable], Int64) in
+                var kept: [any Disposable] = []
+                for _ in 0..<100 {
+                    kept.append(loop.schedule(after: .seconds(30)) {})
+                    usleep(300)
+                }
+                for _ in 0..<100 {
+                    // withTimeout's pattern: a timer that is disposed before the loop ever saw it.
+                    loop.schedule(after: .seconds(30)) {}.dispose()
+                    usleep(300)
+                }
+                for timer in kept.prefix(50) {
+                    timer.dispose()
+                    usleep(300)
+                }
+                return (kept, Nanoseconds.monotonicNow())
+            }
+            // Nothing else wakes the loop before the 20 s timer: only its flushing files these.
+            #expect(await eventually(timeout: .seconds(10)) { loop.statistics.timersPending == 51 })
+            let filed = Nanoseconds.monotonicNow()
+            let iterations = counter.value - before
+            // One wake-up to start flushing, one look per interval while items came, one that finds
+            // none (and stops), and slack for a preempted loop thread.
+            let intervals = Int((lastDispose - start) / LoopCore.flushInterval)
+            #expect(iterations <= intervals + 8, "\(iterations) loop iterations over \(intervals) flush intervals")
+            #expect(iterations < 250)
+            // Generous against the 10 ms interval on a loaded machine, and far below the armed 20 s.
+            #expect(filed - lastDispose < 2_000_000_000, "filed \((filed - lastDispose) / 1_000_000) ms after the last dispose")
+            // Flushing stops once nothing comes: the loop blocks until its next deadline again.
+            await Self.settle(loop, counter)
+            let quiet = counter.value
+            try? await Task.sleep(for: .milliseconds(100))
+            #expect(counter.value - quiet <= 1, "a loop with nothing to flush kept waking")
+            for timer in kept { timer.dispose() }
         }
-        for _ in 0..<100 {
-            // withTimeout's pattern: a timer that is disposed before the loop ever saw it.
-            loop.schedule(after: .seconds(30)) {}.dispose()
-            usleep(300)
-        }
-        for timer in kept.prefix(50) {
-            timer.dispose()
-            usleep(300)
-        }
-        let lastDispose = Nanoseconds.monotonicNow()
-        // Nothing else wakes the loop before the 20 s timer: only its flushing files these.
-        #expect(eventually(timeout: .seconds(10)) { loop.statistics.timersPending == 51 })
-        let filed = Nanoseconds.monotonicNow()
-        let iterations = counter.value - before
-        // One wake-up to start flushing, one look per interval while items came, one that finds
-        // none (and stops), and slack for a preempted loop thread.
-        let intervals = Int((lastDispose - start) / LoopCore.flushInterval)
-        #expect(iterations <= intervals + 8, "\(iterations) loop iterations over \(intervals) flush intervals")
-        #expect(iterations < 250)
-        // Generous against the 10 ms interval on a loaded machine, and far below the armed 20 s.
-        #expect(filed - lastDispose < 2_000_000_000, "filed \((filed - lastDispose) / 1_000_000) ms after the last dispose")
-        // Flushing stops once nothing comes: the loop blocks until its next deadline again.
-        Self.settle(loop, counter)
-        let quiet = counter.value
-        usleep(100_000)
-        #expect(counter.value - quiet <= 1, "a loop with nothing to flush kept waking")
-        for timer in kept { timer.dispose() }
     }
 
     @Test("A timer from another thread due before the armed wake-up fires on time", arguments: TimerDriverKind.all)
-    func earlierTimerWakes(driver: TimerDriverKind) throws {
+    func earlierTimerWakes(driver: TimerDriverKind) async throws {
         let (loop, counter) = try Self.makeLoop("wake-earlier", driver: driver)
-        defer { loop.shutdown() }
-        let armedFired = Atomic<Bool>(false)
-        let armed = loop.schedule(after: .seconds(20)) { armedFired.store(true, ordering: .relaxed) }
-        defer { armed.dispose() }
-        #expect(eventually { loop.statistics.timersPending == 1 })
-        for round in 0..<10 {
-            Self.settle(loop, counter)
-            let start = Nanoseconds.monotonicNow()
-            let delay: Int64 = 20_000_000
-            let firedAt = Atomic<Int64>(0)
-            if round % 2 == 0 {
-                loop.schedule(after: .nanoseconds(delay)) {
-                    firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
+        await shuttingDown(loop) {
+            let armedFired = Atomic<Bool>(false)
+            let armed = loop.schedule(after: .seconds(20)) { armedFired.store(true, ordering: .relaxed) }
+            defer { armed.dispose() }
+            #expect(await eventually { loop.statistics.timersPending == 1 })
+            for round in 0..<10 {
+                await Self.settle(loop, counter)
+                let start = Nanoseconds.monotonicNow()
+                let delay: Int64 = 20_000_000
+                let firedAt = Atomic<Int64>(0)
+                if round % 2 == 0 {
+                    loop.schedule(after: .nanoseconds(delay)) {
+                        firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
+                    }
+                } else {
+                    // Wall-clock timers keep waking the loop.
+                    loop.schedule(at: Date().addingTimeInterval(0.02)) {
+                        firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
+                    }
                 }
-            } else {
-                // Wall-clock timers keep waking the loop.
-                loop.schedule(at: Date().addingTimeInterval(0.02)) {
-                    firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
-                }
+                // Generous: a timer that waited for the armed wake-up would be 20 s late.
+                #expect(await eventually(timeout: .seconds(10)) { firedAt.load(ordering: .relaxed) != 0 }, "round \(round)")
+                let elapsed = firedAt.load(ordering: .relaxed) - start
+                if round % 2 == 0 { #expect(elapsed >= delay, "round \(round) fired \(delay - elapsed) ns early") }
+                let armedFiredValue = armedFired.load(ordering: .relaxed)
+                #expect(!armedFiredValue)
             }
-            // Generous: a timer that waited for the armed wake-up would be 20 s late.
-            #expect(eventually(timeout: .seconds(10)) { firedAt.load(ordering: .relaxed) != 0 }, "round \(round)")
-            let elapsed = firedAt.load(ordering: .relaxed) - start
-            if round % 2 == 0 { #expect(elapsed >= delay, "round \(round) fired \(delay - elapsed) ns early") }
-            let armedFiredValue = armedFired.load(ordering: .relaxed)
-            #expect(!armedFiredValue)
         }
     }
 
@@ -123,88 +129,95 @@ struct LoopWakeTests {
         "Threads racing timers around the armed deadline while the loop re-arms: all fire, none early, in deadline order",
         arguments: TimerDriverKind.all
     )
-    func raceAroundArmedDeadline(driver: TimerDriverKind) throws {
+    func raceAroundArmedDeadline(driver: TimerDriverKind) async throws {
         let (loop, counter) = try Self.makeLoop("wake-race", driver: driver)
-        defer { loop.shutdown() }
-        // Nothing else would wake the loop for a minute: a timer left behind never fires.
-        let sentinel = loop.schedule(after: .seconds(60)) {}
-        defer { sentinel.dispose() }
-        let threads = 4
-        let perThread = 200
-        let count = threads * perThread
-        /// What the test knows of one timer: its deadline lies in `earliest...latest` (the clock is
-        /// read inside `schedule`), and `iterations` loop iterations had ended when `schedule`
-        /// returned.
-        struct Submission {
-            var earliest: Int64 = 0
-            var latest: Int64 = 0
-            var iterations = 0
-        }
-        for round in 0..<6 {
-            // Half the rounds with a ticker re-arming the driver every few milliseconds.
-            let ticker =
-                round % 2 == 1 ? loop.schedule(after: .milliseconds(1), repeatingEvery: .milliseconds(3)) {} : nil
-            let submissions = LockedValue([Submission](repeating: Submission(), count: count))
-            let fires = LockedValue<[(index: Int, at: Int64, iterations: Int)]>([])
-            fires.withLock { $0.reserveCapacity(count) }
-            // The armed one, 40 ms out; the others fall in [0, 80 ms], around it.
-            let anchor = onLoop(loop) { loop.schedule(after: .milliseconds(40)) {} }
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                var random = SplitMix(seed: UInt64(round * 1_000 + thread))
-                for offset in 0..<perThread {
-                    let index = thread * perThread + offset
-                    let delay = Int64(random.next() % 80_000_000)
-                    let start = Nanoseconds.monotonicNow()
-                    loop.schedule(after: .nanoseconds(delay)) {
-                        let now = Nanoseconds.monotonicNow()
-                        let iterations = counter.value
-                        fires.withLock { $0.append((index, now, iterations)) }
-                    }
-                    let iterations = counter.value
-                    let done = Nanoseconds.monotonicNow()
-                    submissions.withLock {
-                        $0[index] = Submission(earliest: start + delay, latest: done + delay, iterations: iterations)
-                    }
-                    if random.next() % 4 == 0 { usleep(UInt32(random.next() % 300)) }
-                }
+        await shuttingDown(loop) {
+            // Nothing else would wake the loop for a minute: a timer left behind never fires.
+            let sentinel = loop.schedule(after: .seconds(60)) {}
+            defer { sentinel.dispose() }
+            let threads = 4
+            let perThread = 200
+            let count = threads * perThread
+            /// What the test knows of one timer: its deadline lies in `earliest...latest` (the clock is
+            /// read inside `schedule`), and `iterations` loop iterations had ended when `schedule`
+            /// returned.
+            struct Submission {
+                var earliest: Int64 = 0
+                var latest: Int64 = 0
+                var iterations = 0
             }
-            #expect(
-                eventually { fires.withLock { $0.count } == count },
-                "round \(round): \(count - fires.withLock { $0.count }) timers never fired"
-            )
-            ticker?.dispose()
-            anchor.dispose()
-            let log = fires.withLock { $0 }
-            let submitted = submissions.withLock { $0 }
-            let early = log.filter { $0.at < submitted[$0.index].earliest }
-            #expect(early.isEmpty, "round \(round): \(early.count) timers fired early")
-            // The promise: a timer queued when k iterations had ended is filed at the latest by the
-            // first batch after iteration k + 1 ended (that iteration's prepare takes what waits
-            // without a wake-up; with a wake-up pending, the next batch takes it before it fires
-            // anything). So no timer due surely later may fire before it from then on. (A margin
-            // in time instead would not hold on a loaded machine, where one pass of firing can
-            // outlast any margin while a submission lands in the queue.)
-            var inversions = 0
-            for (position, fire) in log.enumerated() {
-                let mine = submitted[fire.index]
-                let overtaken = log[..<position].contains { earlier in
-                    submitted[earlier.index].earliest > mine.latest && earlier.iterations > mine.iterations
+            for round in 0..<6 {
+                // Half the rounds with a ticker re-arming the driver every few milliseconds.
+                let ticker =
+                    round % 2 == 1 ? loop.schedule(after: .milliseconds(1), repeatingEvery: .milliseconds(3)) {} : nil
+                let submissions = LockedValue([Submission](repeating: Submission(), count: count))
+                let fires = LockedValue<[(index: Int, at: Int64, iterations: Int)]>([])
+                fires.withLock { $0.reserveCapacity(count) }
+                // The armed one, 40 ms out; the others fall in [0, 80 ms], around it.
+                let anchor = await onLoop(loop) { loop.schedule(after: .milliseconds(40)) {} }
+                // `concurrentPerform` and the pacing sleeps block: a thread made for them.
+                await onOwnThread {
+                    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                        var random = SplitMix(seed: UInt64(round * 1_000 + thread))
+                        for offset in 0..<perThread {
+                            let index = thread * perThread + offset
+                            let delay = Int64(random.next() % 80_000_000)
+                            let start = Nanoseconds.monotonicNow()
+                            loop.schedule(after: .nanoseconds(delay)) {
+                                let now = Nanoseconds.monotonicNow()
+                                let iterations = counter.value
+                                fires.withLock { $0.append((index, now, iterations)) }
+                            }
+                            let iterations = counter.value
+                            let done = Nanoseconds.monotonicNow()
+                            submissions.withLock {
+                                $0[index] = Submission(earliest: start + delay, latest: done + delay, iterations: iterations)
+                            }
+                            if random.next() % 4 == 0 { usleep(UInt32(random.next() % 300)) }
+                        }
+                    }
                 }
-                if overtaken { inversions += 1 }
+                #expect(
+                    await eventually { fires.withLock { $0.count } == count },
+                    "round \(round): \(count - fires.withLock { $0.count }) timers never fired"
+                )
+                ticker?.dispose()
+                anchor.dispose()
+                let log = fires.withLock { $0 }
+                let submitted = submissions.withLock { $0 }
+                let early = log.filter { $0.at < submitted[$0.index].earliest }
+                #expect(early.isEmpty, "round \(round): \(early.count) timers fired early")
+                // The promise: a timer queued when k iterations had ended is filed at the latest by the
+                // first batch after iteration k + 1 ended (that iteration's prepare takes what waits
+                // without a wake-up; with a wake-up pending, the next batch takes it before it fires
+                // anything). So no timer due surely later may fire before it from then on. (A margin
+                // in time instead would not hold on a loaded machine, where one pass of firing can
+                // outlast any margin while a submission lands in the queue.)
+                var inversions = 0
+                for (position, fire) in log.enumerated() {
+                    let mine = submitted[fire.index]
+                    let overtaken = log[..<position].contains { earlier in
+                        submitted[earlier.index].earliest > mine.latest && earlier.iterations > mine.iterations
+                    }
+                    if overtaken { inversions += 1 }
+                }
+                #expect(
+                    inversions == 0,
+                    "round \(round): \(inversions) timers fired after one due later, an iteration after they were queued"
+                )
             }
-            #expect(
-                inversions == 0,
-                "round \(round): \(inversions) timers fired after one due later, an iteration after they were queued"
-            )
         }
     }
 
     @Test("The remote queue's wake-up decisions: which items wake the loop, ask it to flush, or wait, and the bound")
     func wakeDecisions() {
         let queue = RemoteQueue()
-        let wakes = LockedValue(0)
+        let waker = CountingWaker()
+        queue.setWaker(waker)
+        queue.lifecycle.started()
+        let wakes = waker.wakes
         func submit(_ item: LoopItem) {
-            #expect(queue.submit(item, if: { true }, wake: { wakes.withLock { $0 += 1 } }))
+            #expect(queue.submit(item))
         }
         func take() -> (items: Int, stragglers: Bool) {
             var batch: [LoopItem] = []
@@ -271,7 +284,7 @@ struct LoopWakeTests {
     }
 
     @Test("A timer queued without a wake-up keeps its place before an equal one scheduled on the loop outside a batch")
-    func deferredTimerKeepsOrderBeforeLocal() throws {
+    func deferredTimerKeepsOrderBeforeLocal() async throws {
         let clock = SteppableClock()
         let frozen = Nanoseconds.monotonicNow()
         clock.freezeMonotonic(at: frozen)
@@ -284,31 +297,32 @@ struct LoopWakeTests {
             driver: .preferred,
             metricsDelegate: hook
         )
-        defer { loop.shutdown() }
-        let order = LockedValue<[Int]>([])
-        // The armed wake-up, 10 s out on the frozen clock.
-        let armed = loop.schedule(after: .seconds(10)) {}
-        #expect(eventually { loop.statistics.timersPending == 1 })
-        // The loop's next prepare, having published its promise, waits in the delegate (on the loop
-        // thread, outside any batch) for a timer from this thread, then schedules an equal one.
-        hook.arm { [loop] in
-            loop.schedule(after: .seconds(20)) { order.withLock { $0.append(2) } }
+        await shuttingDown(loop) {
+            let order = LockedValue<[Int]>([])
+            // The armed wake-up, 10 s out on the frozen clock.
+            let armed = loop.schedule(after: .seconds(10)) {}
+            #expect(await eventually { loop.statistics.timersPending == 1 })
+            // The loop's next prepare, having published its promise, waits in the delegate (on the loop
+            // thread, outside any batch) for a timer from this thread, then schedules an equal one.
+            hook.arm { [loop] in
+                loop.schedule(after: .seconds(20)) { order.withLock { $0.append(2) } }
+            }
+            // A timer the armed wake-up covers wakes the loop to flush: the promise it publishes next
+            // lets the timer below wait without a wake-up.
+            let flushStarter = loop.schedule(after: .seconds(30)) {}
+            await hook.waitUntilInside()
+            loop.schedule(after: .seconds(20)) { order.withLock { $0.append(1) } }
+            await hook.proceedAndWait()
+            _ = await onLoop(loop) { 0 }
+            #expect(await eventually { loop.statistics.timersPending == 4 })
+            // Both due: the next batch fires them in (deadline, scheduling order).
+            clock.freezeMonotonic(at: frozen + 30_000_000_000)
+            loop.schedule {}
+            #expect(await eventually { order.withLock { $0.count } == 2 })
+            #expect(order.withLock { $0 } == [1, 2])
+            armed.dispose()
+            flushStarter.dispose()
         }
-        // A timer the armed wake-up covers wakes the loop to flush: the promise it publishes next
-        // lets the timer below wait without a wake-up.
-        let flushStarter = loop.schedule(after: .seconds(30)) {}
-        hook.waitUntilInside()
-        loop.schedule(after: .seconds(20)) { order.withLock { $0.append(1) } }
-        hook.proceedAndWait()
-        _ = onLoop(loop) { 0 }
-        #expect(eventually { loop.statistics.timersPending == 4 })
-        // Both due: the next batch fires them in (deadline, scheduling order).
-        clock.freezeMonotonic(at: frozen + 30_000_000_000)
-        loop.schedule {}
-        #expect(eventually { order.withLock { $0.count } == 2 })
-        #expect(order.withLock { $0 } == [1, 2])
-        armed.dispose()
-        flushStarter.dispose()
     }
 }
 
@@ -316,24 +330,32 @@ struct LoopWakeTests {
 /// lets it go, then runs an action there.
 private final class PrepareHook: LoopSchedulerMetricsDelegate {
     private let action = LockedValue<(@Sendable () -> Void)?>(nil)
-    private let inside = DispatchSemaphore(value: 0)
+    /// Told by the loop thread, awaited by the test: each used once.
+    private let (inside, enter) = AsyncStream.makeStream(of: Void.self)
+    private let (done, finish) = AsyncStream.makeStream(of: Void.self)
+    /// Blocks the loop thread (not the test's) until the test lets it go.
     private let release = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
 
     func arm(_ body: @escaping @Sendable () -> Void) { action.withLock { $0 = body } }
-    func waitUntilInside() { inside.wait() }
+    func waitUntilInside() async { for await _ in inside {} }
     /// Lets the action run and waits for it: a task sent meanwhile would make the loop's wake-up
     /// pending, and with one pending the queue is left for that wake-up to take, in order.
-    func proceedAndWait() {
+    func proceedAndWait() async {
         release.signal()
-        done.wait()
+        for await _ in done {}
     }
 
     func loopIterationDidEnd(_ info: LoopIterationInfo) {
         guard let body = action.withLock({ $0.take() }) else { return }
-        inside.signal()
+        enter.finish()
         release.wait()
         body()
-        done.signal()
+        finish.finish()
     }
+}
+
+/// Counts the wake-ups a ``RemoteQueue`` sends, for the unit test of its decisions.
+final class CountingWaker: LoopWaker {
+    let wakes = LockedValue(0)
+    func wake() { wakes.withLock { $0 += 1 } }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LoopSchedulingTestSupport
 import Scheduling
@@ -24,28 +23,11 @@ final class SteppableClock: ClockSource {
     func unfreeze() { frozenMonotonic.store(0, ordering: .releasing) }
 }
 
-/// Waits, without sleeping, until `condition` holds or `timeout` passes.
-@discardableResult
-func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
-    let bell = DispatchSemaphore(value: 0)
-    while !condition() {
-        if DispatchTime.now() >= deadline { return false }
-        _ = bell.wait(timeout: .now() + .milliseconds(2))
+/// Runs `body` on the loop and suspends until it returned its result.
+func onLoop<Result: Sendable>(_ loop: LoopScheduler, _ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        loop.schedule { continuation.resume(returning: body()) }
     }
-    return true
-}
-
-/// Runs `body` on the loop and waits for its result.
-func onLoop<Result: Sendable>(_ loop: LoopScheduler, _ body: @escaping @Sendable () -> Result) -> Result {
-    let result = LockedValue<Result?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    loop.schedule {
-        result.withLock { $0 = body() }
-        done.signal()
-    }
-    done.wait()
-    return result.withLock { $0! }
 }
 
 /// Spins for `nanoseconds`: the loop thread must be busy, not asleep, for these tests.

@@ -1,6 +1,7 @@
 #if OpenCombine
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import OpenCombine
 import Scheduling
 import SchedulingCombine
@@ -14,15 +15,14 @@ struct LoopOperatorTests {
     static func now(_ loop: LoopScheduler) -> Int64 { loop.combine.now.nanoseconds }
 
     /// Runs `body` with a fresh loop, shut down afterwards.
-    static func withLoop(_ body: (LoopScheduler) throws -> Void) throws {
+    static func withLoop(_ body: (LoopScheduler) async throws -> Void) async throws {
         let loop = try LoopScheduler(name: "combine-test")
-        defer { loop.shutdown() }
-        try body(loop)
+        try await shuttingDown(loop) { try await body(loop) }
     }
 
     @Test("receive(on:) delivers every value on the loop thread, in order")
-    func receiveOn() throws {
-        try Self.withLoop { loop in
+    func receiveOn() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int, Never>()
             let recorder = Recorder<Int>()
             let onLoop = LockedValue(true)
@@ -31,7 +31,7 @@ struct LoopOperatorTests {
                 recorder.append(value, at: 0)
             }
             for value in 0..<200 { subject.send(value) }
-            #expect(recorder.wait(for: 200))
+            #expect(await recorder.wait(for: 200))
             #expect(recorder.values == Array(0..<200))
             #expect(onLoop.withLock { $0 })
             subscription.cancel()
@@ -39,15 +39,15 @@ struct LoopOperatorTests {
     }
 
     @Test("delay never delivers early, and keeps the order")
-    func delay() throws {
-        try Self.withLoop { loop in
+    func delay() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int64, Never>()
             let recorder = Recorder<Int64>()
             let subscription = subject.delay(for: .milliseconds(20), scheduler: loop.combine).sink { sentAt in
                 recorder.append(sentAt, at: Self.now(loop))
             }
             for _ in 0..<5 { subject.send(Self.now(loop)) }
-            #expect(recorder.wait(for: 5))
+            #expect(await recorder.wait(for: 5))
             let sent = recorder.values
             #expect(sent == sent.sorted())
             for (sentAt, receivedAt) in zip(sent, recorder.times) {
@@ -58,8 +58,8 @@ struct LoopOperatorTests {
     }
 
     @Test("debounce delivers only the last of a burst, a full interval after it")
-    func debounce() throws {
-        try Self.withLoop { loop in
+    func debounce() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int, Never>()
             let recorder = Recorder<Int>()
             let lastSend = LockedValue<Int64>(0)
@@ -75,7 +75,7 @@ struct LoopOperatorTests {
                 lastSend.withLock { $0 = Self.now(loop) }
                 burst.value.send(10)
             }
-            #expect(recorder.wait(for: 1))
+            #expect(await recorder.wait(for: 1))
             #expect(recorder.values == [10])
             #expect(recorder.times[0] - lastSend.withLock { $0 } >= ns(0.030))
             subscription.cancel()
@@ -83,8 +83,8 @@ struct LoopOperatorTests {
     }
 
     @Test("throttle delivers the first value, then the latest no earlier than an interval later")
-    func throttle() throws {
-        try Self.withLoop { loop in
+    func throttle() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int, Never>()
             let recorder = Recorder<Int>()
             let subscription = subject.throttle(for: .milliseconds(40), scheduler: loop.combine, latest: true).sink {
@@ -96,10 +96,10 @@ struct LoopOperatorTests {
                 firstSent.withLock { $0 = Self.now(loop) }
                 sender.value.send(1)
             }
-            #expect(recorder.wait(for: 1))
+            #expect(await recorder.wait(for: 1))
             // A burst after the first emission: only its latest value comes, an interval later.
             loop.schedule { for value in 2...10 { sender.value.send(value) } }
-            #expect(recorder.wait(for: 2))
+            #expect(await recorder.wait(for: 2))
             #expect(recorder.values == [1, 10])
             #expect(recorder.times.last! - firstSent.withLock { $0 } >= ns(0.040))
             subscription.cancel()
@@ -107,8 +107,8 @@ struct LoopOperatorTests {
     }
 
     @Test("timeout finishes no earlier than the interval after subscription")
-    func timeout() throws {
-        try Self.withLoop { loop in
+    func timeout() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int, Never>()
             let finished = Recorder<Int>()
             let subscribedAt = Self.now(loop)
@@ -116,15 +116,15 @@ struct LoopOperatorTests {
                 receiveCompletion: { _ in finished.append(0, at: Self.now(loop)) },
                 receiveValue: { _ in }
             )
-            #expect(finished.wait(for: 1))
+            #expect(await finished.wait(for: 1))
             #expect(finished.times[0] - subscribedAt >= ns(0.025))
             subscription.cancel()
         }
     }
 
     @Test("measureInterval measures the loop's monotonic time between events")
-    func measureInterval() throws {
-        try Self.withLoop { loop in
+    func measureInterval() async throws {
+        try await Self.withLoop { loop in
             let subject = PassthroughSubject<Int, Never>()
             let recorder = Recorder<Int64>()
             let subscription = subject.measureInterval(using: loop.combine).sink {
@@ -133,7 +133,7 @@ struct LoopOperatorTests {
             let sender = Unchecked(subject)
             loop.schedule(after: .milliseconds(15)) { sender.value.send(1) }
             loop.schedule(after: .milliseconds(30)) { sender.value.send(2) }
-            #expect(recorder.wait(for: 2))
+            #expect(await recorder.wait(for: 2))
             let intervals = recorder.values
             #expect(intervals[0] >= ns(0.015))
             #expect(intervals[1] >= 0)
@@ -143,8 +143,8 @@ struct LoopOperatorTests {
     }
 
     @Test("A periodic action ticks on the loop until cancelled there")
-    func periodic() throws {
-        try Self.withLoop { loop in
+    func periodic() async throws {
+        try await Self.withLoop { loop in
             let recorder = Recorder<Int>()
             let scheduler = loop.combine
             let start = scheduler.now
@@ -153,7 +153,7 @@ struct LoopOperatorTests {
                     recorder.append(0, at: Self.now(loop))
                 }
             )
-            #expect(recorder.wait(for: 3))
+            #expect(await recorder.wait(for: 3))
             for (index, time) in recorder.times.enumerated() {
                 #expect(time - start.nanoseconds >= ns(0.005) * Int64(index + 1), "tick \(index) early")
             }
@@ -165,7 +165,7 @@ struct LoopOperatorTests {
                 countAtCancel.withLock { $0 = recorder.count }
                 loop.schedule(after: .milliseconds(30)) { marker.append(0, at: 0) }
             }
-            #expect(marker.wait(for: 1))
+            #expect(await marker.wait(for: 1))
             #expect(recorder.count == countAtCancel.withLock { $0 })
         }
     }

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import OpenCombine
 import Scheduling
 import SchedulingCombine
@@ -18,7 +19,7 @@ private func print(_ items: Any...) {
 @Suite("README examples: OpenCombine")
 struct CombineReadmeExamples {
     @Test("debounce on a loop, delay on virtual time")
-    func combine() throws {
+    func combine() async throws {
         // README: combine
         let loop = try LoopScheduler(name: "search")
         let keystrokes = PassthroughSubject<String, Never>()
@@ -34,23 +35,12 @@ struct CombineReadmeExamples {
         test.advance(by: .seconds(5))  // prints "got 42" now
         // README: end
         #expect(printed.withLock { $0.contains("got 42") })
-        let searched = eventually { printed.withLock { $0.contains("search: swift") } }
+        let searched = await eventually { printed.withLock { $0.contains("search: swift") } }
         #expect(searched)
         #expect(!printed.withLock { $0.contains("search: sw") })
         search.cancel()
         answer.cancel()
-        loop.shutdown()
+        await loop.shutdown()
     }
-}
-
-/// Waits, without sleeping, until `condition` holds or 20 s pass.
-private func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + .seconds(20)
-    let bell = DispatchSemaphore(value: 0)
-    while !condition() {
-        if DispatchTime.now() >= deadline { return false }
-        _ = bell.wait(timeout: .now() + .milliseconds(2))
-    }
-    return true
 }
 #endif

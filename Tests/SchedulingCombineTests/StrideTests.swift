@@ -3,6 +3,7 @@ import Foundation
 import OpenCombine
 import Scheduling
 import SchedulingCombine
+import LoopSchedulingTestSupport
 import Testing
 
 /// The time type's arithmetic: conversions, literals and saturation.
@@ -105,9 +106,12 @@ struct CombineCrashTests {
 
     @Test("A zero interval stops the program")
     func zeroInterval() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = TestScheduler().combine
-            _ = scheduler.schedule(after: scheduler.now, interval: .zero, tolerance: .zero) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let scheduler = TestScheduler().combine
+                _ = scheduler.schedule(after: scheduler.now, interval: .zero, tolerance: .zero) {}
+            }
         }
         Self.expectMessage(
             result,
@@ -117,9 +121,12 @@ struct CombineCrashTests {
 
     @Test("A negative tolerance stops the program")
     func negativeTolerance() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let scheduler = TestScheduler().combine
-            _ = scheduler.schedule(after: scheduler.now, interval: .seconds(1), tolerance: .nanoseconds(-5)) {}
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let scheduler = TestScheduler().combine
+                _ = scheduler.schedule(after: scheduler.now, interval: .seconds(1), tolerance: .nanoseconds(-5)) {}
+            }
         }
         Self.expectMessage(
             result,

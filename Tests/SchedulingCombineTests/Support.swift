@@ -1,6 +1,6 @@
 #if OpenCombine
-import Dispatch
 import Foundation
+import LoopSchedulingTestSupport
 import OpenCombine
 import Scheduling
 import SchedulingCombine
@@ -16,24 +16,17 @@ struct Unchecked<Value>: @unchecked Sendable {
 /// What a subscriber saw, with the time it saw it.
 final class Recorder<Value: Sendable>: Sendable {
     private let events = LockedValue<[(at: Int64, value: Value)]>([])
-    private let bell = DispatchSemaphore(value: 0)
-
     func append(_ value: Value, at nanoseconds: Int64) {
         events.withLock { $0.append((nanoseconds, value)) }
-        bell.signal()
     }
 
     var values: [Value] { events.withLock { $0.map(\.value) } }
     var times: [Int64] { events.withLock { $0.map(\.at) } }
     var count: Int { events.withLock { $0.count } }
 
-    /// Waits until `count` events were recorded, or `timeout` passed.
-    func wait(for count: Int, timeout: Duration = .seconds(20)) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
-        while self.count < count {
-            if bell.wait(timeout: deadline) == .timedOut { return self.count >= count }
-        }
-        return true
+    /// Waits until `count` events were recorded, or `timeout` passed, without holding a thread.
+    func wait(for count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await eventually(timeout: timeout) { self.count >= count }
     }
 }
 

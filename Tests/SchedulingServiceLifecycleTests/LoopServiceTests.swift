@@ -1,6 +1,7 @@
 #if ServiceLifecycle
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import Scheduling
 import SchedulingServiceLifecycle
 import ServiceLifecycle
@@ -137,7 +138,7 @@ struct LoopServiceTests {
         let running = Task { try await loops.run() }
         await loops.schedulers[0].shutdown()
         // Had run() returned, it would have shut the other loop down: give it a moment to show.
-        #expect(!eventually(timeout: .milliseconds(200)) { refusesWork(loops.schedulers[1]) })
+        #expect(await !eventually(timeout: .milliseconds(200)) { refusesWork(loops.schedulers[1]) })
         Thread.detachNewThread { loops.schedulers[1].shutdown() }
         try await ended(running)
         for probe in probes { Self.expectShutDown(probe) }

@@ -2,24 +2,13 @@
 import Dispatch
 import Foundation
 import LoopScheduling
+import LoopSchedulingTestSupport
 import Logging
 import Scheduling
 import ServiceLifecycle
 
 /// A logger that writes nothing: `ServiceGroup` requires one; the test log stays readable.
 let quietLogger = Logger(label: "scheduling-service-tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
-/// Waits, without sleeping, until `condition` holds or `timeout` passes.
-@discardableResult
-func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now() + .nanoseconds(Int(Nanoseconds.of(timeout)))
-    let bell = DispatchSemaphore(value: 0)
-    while !condition() {
-        if DispatchTime.now() >= deadline { return false }
-        _ = bell.wait(timeout: .now() + .milliseconds(2))
-    }
-    return true
-}
 
 /// The outcome of `task`, which is cancelled if the waiting test is (as by its time limit): a
 /// service that failed to end by itself then ends by cancellation, and the test fails on the time
@@ -56,8 +45,8 @@ final class ShutdownProbe: Sendable {
         loop.schedule { gate.wait() }
         loop.schedule { acceptedRan.withLock { $0 = true } }
         timer = loop.schedule(after: .seconds(3600)) { timerRan.withLock { $0 = true } }
-        Thread.detachNewThread {
-            _ = eventually { refusesWork(loop) }
+        Task {
+            _ = await eventually { refusesWork(loop) }
             gate.signal()
         }
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Scheduling
 import Synchronization
+import LoopSchedulingTestSupport
 import Testing
 
 @Suite("Disposables")
@@ -111,12 +112,13 @@ struct DisposableTests {
     }
 
     @Test("Disposables are thread-safe under concurrent disposal and mutation")
-    func concurrentComposite() {
+    func concurrentComposite() async {
         let composite = CompositeDisposable()
         let perWorker = 500
         // One dispose counter per entry, and what `add` said about each one.
         let entries = (0..<8 * perWorker).map { _ in EntryRecord() }
-        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+        // `concurrentPerform` blocks its caller until every worker is done: a thread made for it.
+        await onOwnThread { DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for index in 0..<perWorker {
                 let entry = worker * perWorker + index
                 let token = composite.add(entries[entry])
@@ -130,7 +132,7 @@ struct DisposableTests {
                 if worker % 2 == 0 { token.dispose() }
             }
             if worker == 7 { composite.dispose() }
-        }
+        } }
         composite.dispose()
         #expect(composite.count == 0)
         for entry in entries.indices {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Scheduling
 import Synchronization
+import LoopSchedulingTestSupport
 import Testing
 
 @Suite("Immediate and subscription schedulers (rule 7)")
@@ -34,20 +35,14 @@ struct ImmediateAndSubscriptionTests {
     }
 
     @Test("SubscriptionScheduler uses its background scheduler when there is no current scheduler")
-    func subscriptionBackground() {
+    func subscriptionBackground() async {
         let subscription = SubscriptionScheduler()
-        let done = DispatchSemaphore(value: 0)
-        let onBackground = LockedValue(false)
-        let ran = LockedValue(false)
-        DispatchQueue.global().async {
-            subscription.schedule {
-                onBackground.withLock { $0 = subscription.background.isCurrent }
-                ran.withLock { $0 = true }
-                done.signal()
+        let onBackground = await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                subscription.schedule { done.resume(returning: subscription.background.isCurrent) }
             }
         }
-        #expect(done.wait(timeout: .now() + 20) == .success)
-        #expect(onBackground.withLock { $0 })
+        #expect(onBackground)
     }
 
     @Test("SubscriptionScheduler's timers go to the current date scheduler")
@@ -84,19 +79,19 @@ struct SchedulersTests {
     }
 
     @Test("A queue scheduler targeting a concurrent queue still runs one action at a time")
-    func targetQueueStaysSerial() {
+    func targetQueueStaysSerial() async {
         let scheduler = QueueScheduler(name: "target", targeting: .global())
         let running = Atomic<Int>(0)
         let overlapped = Atomic<Bool>(false)
-        let done = DispatchSemaphore(value: 0)
-        for index in 0..<200 {
+        let ran = Atomic<Int>(0)
+        for _ in 0..<200 {
             scheduler.schedule {
                 if running.add(1, ordering: .relaxed).newValue > 1 { overlapped.store(true, ordering: .relaxed) }
                 running.subtract(1, ordering: .relaxed)
-                if index == 199 { done.signal() }
+                ran.add(1, ordering: .relaxed)
             }
         }
-        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(await eventually { ran.load(ordering: .relaxed) == 200 })
         let didOverlap = overlapped.load(ordering: .relaxed)
         #expect(!didOverlap)
     }

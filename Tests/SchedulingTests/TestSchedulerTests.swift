@@ -1,6 +1,7 @@
 import Foundation
 import Scheduling
 import Synchronization
+import LoopSchedulingTestSupport
 import Testing
 
 @Suite("TestScheduler (rule 8)")
@@ -130,11 +131,14 @@ struct TestSchedulerTests {
     }
 
     @Test("Scheduling from many threads at once is safe")
-    func threadSafe() {
+    func threadSafe() async {
         let scheduler = TestScheduler()
         let count = LockedValue(0)
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            for _ in 0..<1000 { scheduler.schedule(after: .milliseconds(1)) { count.withLock { $0 += 1 } } }
+        // `concurrentPerform` blocks its caller until every worker is done: a thread made for it.
+        await onOwnThread {
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                for _ in 0..<1000 { scheduler.schedule(after: .milliseconds(1)) { count.withLock { $0 += 1 } } }
+            }
         }
         scheduler.advance(by: .milliseconds(1))
         #expect(count.withLock { $0 } == 8000)

@@ -1,6 +1,5 @@
 import Dispatch
-import LoopScheduling
-import LoopSchedulingBenchSupport
+@_spi(Benchmarks) import LoopScheduling
 import NIOCore
 import NIOPosix
 import Scheduling

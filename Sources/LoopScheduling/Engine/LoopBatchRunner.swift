@@ -1,0 +1,258 @@
+import Scheduling
+
+/// Runs a loop's work on its thread, in batches: the remote queue's items in their order, the
+/// loop-local queue, due timers, alternating until nothing is left or the round limit lets the
+/// loop poll for I/O again, with the scheduler current throughout (NIO's `SelectableEventLoop`
+/// alternates its task queue and scheduled tasks the same way).
+///
+/// Its state is the loop-side queue buffers: the local queue (work scheduled on the loop thread,
+/// run after the current action, in the same iteration), the spare buffer the remote queue swaps
+/// with, and whether a batch is running.
+final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
+    struct Queues {
+        /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
+        var localItems: [LoopItem] = []
+        /// The emptied buffer of the previous local round, reused so steady work does not allocate.
+        var spareItems: [LoopItem] = []
+        /// The remote queue's items, swapped out once per round.
+        var batch: [LoopItem] = []
+        /// The capacity of the buffer last handed to the remote queue (it alternates with `batch`),
+        /// so a quiet loop takes the queue's lock only when that buffer is worth giving back.
+        var remoteCapacity = 0
+        /// The loop took items that had waited without a wake-up while it was armed: its next
+        /// arming looks at the queue again within ``LoopCore/flushInterval``.
+        var flushSoon = false
+        /// Inside a batch of user work: a `shutdown()` from an action completes after the batch,
+        /// and `schedule` from outside a batch (a host callback, `run`'s body) must start the idle
+        /// handle.
+        var inBatch = false
+    }
+
+    /// The most batch rounds one callback runs before letting the loop poll for I/O again.
+    static let roundsPerCallback = 64
+
+    init() {
+        super.init(Queues())
+    }
+
+    var inBatch: Bool { state.inBatch }
+
+    /// Queues work scheduled on the loop thread; outside a batch the idle handle keeps the loop
+    /// from blocking before it runs.
+    @inline(__always)
+    func enqueueLocal(_ item: LoopItem) {
+        state.localItems.append(item)
+        if !state.inBatch { core.handles.startIdle() }
+    }
+
+    // MARK: Batches
+
+    /// A libuv callback's batch, with the scheduler current throughout; afterwards the idle handle
+    /// runs only while loop-local work waits. (The callback's owner, ``LoopCore``, checks the
+    /// lifecycle before and after, and drains for shutdown.)
+    func runBatchOnCallback() {
+        let core = self.core!
+        guard !state.inBatch else { return }
+        core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
+        if core.mode == .adopted {
+            LoopThreadMarker.whileRunning { runBatch() }
+        } else {
+            runBatch()
+        }
+        if state.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
+    }
+
+    private func runBatch() {
+        let core = self.core!
+        let saved = enterBatch()
+        var rounds = 0
+        while rounds < Self.roundsPerCallback {
+            var didWork = runRemoteItems(lockFree: rounds > 0)
+            didWork = runLocalItems() || didWork
+            didWork = core.timers.fireDue() || didWork
+            if !didWork { break }
+            rounds += 1
+        }
+        leaveBatch(saved)
+    }
+
+    /// The final drain of a shutdown: every accepted task and job runs (jobs may keep arriving:
+    /// they are never refused), then the intake closes at a moment both queues are empty, so
+    /// nothing accepted is left behind.
+    func drainAndCloseIntake() {
+        let core = self.core!
+        let saved = enterBatch()
+        var closed = false
+        while !closed {
+            while runRemoteItems() || runLocalItems() {}
+            closed = core.remote.closeIntake(localQueueIsEmpty: state.localItems.isEmpty)
+        }
+        leaveBatch(saved)
+    }
+
+    @inline(__always)
+    private func enterBatch() -> CurrentScheduler.Saved {
+        state.inBatch = true
+        return CurrentScheduler.enterBatch(core.currentBox)
+    }
+
+    @inline(__always)
+    private func leaveBatch(_ saved: CurrentScheduler.Saved) {
+        CurrentScheduler.leaveBatch(saved)
+        state.inBatch = false
+    }
+
+    /// Runs or files what other threads queued, in their order: tasks and jobs run right from the
+    /// batch (no copy into the local queue), timers are filed, and timers disposed off the loop
+    /// leave the store now. The buffer is moved into a local first, so iterating borrows each entry
+    /// instead of retaining it, and no access to the state is open while user code runs.
+    ///
+    /// `lockFree`: first ask the queue's lock-free hint whether anything is queued, which saves a
+    /// lock per round of a batch that hops jobs on the loop thread. Only for the rounds after a
+    /// batch's first, which always takes under the lock: a submitter whose `uv_async_send` found
+    /// the wake-up already pending (and consumed by this very callback) sent nothing, and nothing
+    /// orders its write of the hint before this read. Had the batch left its item on a stale
+    /// "empty", `wakePending` would stay set and nothing would wake the loop for it again. The
+    /// first round's lock synchronises with every submission that finished before it; a later
+    /// round's stale read leaves the item to the next round, or to the prepare's locked look
+    /// before blocking.
+    func runRemoteItems(lockFree: Bool = false) -> Bool {
+        let core = self.core!
+        if lockFree, !core.remote.mayHaveItems { return false }
+        var items: [LoopItem] = []
+        swap(&items, &state.batch)
+        state.remoteCapacity = items.capacity
+        if core.remote.take(into: &items) { state.flushSoon = true }
+        let didWork = !items.isEmpty
+        core.recycler.noteRound(items.count)
+        for item in items {
+            switch item {
+            case .work(let entry):
+                if entry.isTimer { core.timers.file(unsafeDowncast(entry, to: LoopTimer.self)) } else { run(entry) }
+            case .cancelled(let timer):
+                core.timers.remove(timer)
+            case .taskJob(let job):
+                runTaskJob(job)
+            case .actorJob(let job):
+                runActorJob(job)
+            }
+        }
+        core.recycler.recycle(&items)
+        state.batch = items
+        return didWork
+    }
+
+    /// Runs the work queued on the loop so far; what it schedules runs in the next round.
+    func runLocalItems() -> Bool {
+        guard !state.localItems.isEmpty else { return false }
+        let core = self.core!
+        var items: [LoopItem] = []
+        swap(&items, &state.spareItems)
+        swap(&items, &state.localItems)
+        core.recycler.noteRound(items.count)
+        for item in items {
+            switch item {
+            case .work(let entry): run(entry)
+            case .taskJob(let job): runTaskJob(job)
+            case .actorJob(let job): runActorJob(job)
+            case .cancelled:
+                preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
+            }
+        }
+        core.recycler.recycle(&items)
+        state.spareItems = items
+        return true
+    }
+
+    @inline(__always)
+    private func run(_ entry: LoopWork) {
+        if ActionLifecycle.claimRun(entry.state) {
+            let action = entry.action.take()
+            core.reporter.taskRan()
+            action?()
+        } else {
+            core.reporter.disposedBeforeRun()
+        }
+    }
+
+    /// A job of a task that prefers the scheduler: run with it as the task executor only, so its
+    /// nonisolated code calls nonisolated functions without a hop.
+    @inline(__always)
+    private func runTaskJob(_ job: UnownedJob) {
+        core.reporter.taskRan()
+        job.runSynchronously(on: core.taskExecutor!)
+    }
+
+    /// A job of an actor pinned to the scheduler: run isolated to the loop's actor executor.
+    @inline(__always)
+    private func runActorJob(_ job: UnownedJob) {
+        core.reporter.taskRan()
+        job.runSynchronously(on: core.unownedActorExecutor)
+    }
+
+    // MARK: Items queued without a wake-up
+
+    /// Whether the last batch took items that had waited without a wake-up; clears the request.
+    func takeFlushRequest() -> Bool {
+        defer { state.flushSoon = false }
+        return state.flushSoon
+    }
+
+    /// Hands the spare buffer to `take` (one of the queue's takes of what waited without a
+    /// wake-up) and files what it took: only timers and cancellations are ever queued so, which run
+    /// no user code. Returns whether it took anything.
+    func fileDeferred(takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
+        let core = self.core!
+        var items: [LoopItem] = []
+        swap(&items, &state.batch)
+        let handedOver = items.capacity
+        let took = take(&items)
+        if took {
+            state.remoteCapacity = handedOver
+            core.recycler.noteRound(items.count)
+            for item in items {
+                switch item {
+                case .work(let entry) where entry.isTimer: core.timers.file(unsafeDowncast(entry, to: LoopTimer.self))
+                case .cancelled(let timer): core.timers.remove(timer)
+                case .work, .taskJob, .actorJob:
+                    preconditionFailure(
+                        "LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop"
+                    )
+                }
+            }
+            items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        }
+        state.batch = items
+        return took
+    }
+
+    /// Before a timer is filed on the loop thread outside a batch (a host's callback, `run`'s
+    /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
+    /// scheduling order, as when the wake-up made the loop take them at once.
+    func fileDeferredBeforeLocalTimer() {
+        let core = self.core!
+        _ = fileDeferred(takenBy: { core.remote.takeDeferred(into: &$0) })
+    }
+
+    // MARK: Memory
+
+    /// Once the loop is quiet: buffers far beyond the iteration's demand go back to the allocator
+    /// (see ``LoopEntryRecycler/keep``). The remote queue's two buffers go even after an iteration
+    /// that handled nothing (typically the wake-up right after a burst its batch already served);
+    /// the loop's own only after one that did some work, since an idle one says nothing about
+    /// their demand.
+    func giveBackMemory() {
+        let core = self.core!
+        let keep = core.recycler.keep
+        if state.batch.capacity > keep { state.batch = [] }
+        if state.remoteCapacity > keep { state.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }
+        guard core.recycler.didWork else { return }
+        if state.spareItems.capacity > keep { state.spareItems = [] }
+        if state.localItems.isEmpty && state.localItems.capacity > keep { state.localItems = [] }
+    }
+
+    /// Buffer capacities: for the memory tests.
+    var bufferCapacities: (batch: Int, local: Int, spare: Int) {
+        (state.batch.capacity, state.localItems.capacity, state.spareItems.capacity)
+    }
+}

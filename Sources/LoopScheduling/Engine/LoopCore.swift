@@ -1,0 +1,367 @@
+import Scheduling
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a LoopScheduler's loop is run.
+package enum LoopMode: Sendable {
+    /// Its own named thread.
+    case ownThread
+    /// The thread that called `LoopScheduler.run(name:_:)`.
+    case callerThread
+    /// A host's loop, which the host runs.
+    case adopted
+}
+
+/// The engine behind a LoopScheduler: owned by the loop, held by the public object.
+///
+/// The hub that wires its parts together and owns the libuv callbacks, the submit path and the
+/// shutdown sequence. The parts, each with its own loop-confined state (``LoopPart``):
+///
+/// - ``RemoteQueue``: the intake from other threads, the lifecycle and the wake-up, under one lock;
+/// - ``LoopBatchRunner``: runs tasks, jobs and due timers in batches;
+/// - ``LoopTimers``: files, arms and fires timers (the `Timers` folder);
+/// - ``LoopEntryRecycler``: reuses task and timer entries on the loop thread;
+/// - ``LoopReporter``: the counters, published and handed to the metrics delegate;
+/// - ``UVHandles``: every libuv call.
+///
+/// Threads: loop-confined state lives in the parts (asserted in debug builds); other threads reach
+/// the engine only through the ``RemoteQueue`` (a lock and the lifecycle's atomic), the published
+/// statistics (atomics) and `let`s.
+// Safe as described above.
+final class LoopCore: @unchecked Sendable {
+    let name: String
+    let mode: LoopMode
+    let clock: any ClockSource
+    /// Whether `clock` is the system's: then the hot paths read the clock directly rather than
+    /// through the existential.
+    let usesSystemClock: Bool
+    let remote = RemoteQueue()
+    let thread: LoopThread?
+    let runner = LoopBatchRunner()
+    let timers = LoopTimers()
+    let recycler = LoopEntryRecycler()
+    let reporter: LoopReporter
+    /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
+    /// that goes through the remote queue, locked) and after the loop closed.
+    private let loopThreadID = Atomic<UInt>(0)
+    private(set) var handles: UVHandles!
+    /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded. It makes
+    /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
+    let fallback = FallbackExecutor()
+    /// The public object as the task executor that task jobs run on, on the loop and on the
+    /// fallback queue. Unowned: a task job always has an owner keeping the scheduler alive — the
+    /// task's executor preference retains it (`Task(executorPreference:)`), or the caller of
+    /// `withTaskExecutorPreference` holds it for the scope. Kept as the unowned reference a job
+    /// runs on, so running a job retains nothing (the public object has a side table for its weak
+    /// references: a retain there is the slow path).
+    var taskExecutor: UnownedTaskExecutor?
+    /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
+    /// can run its jobs (the loop and the fallback queue both hold the core).
+    let actorExecutor = ActorExecutor()
+    /// The same, as the unowned reference an actor job runs on. Set once in `init`, before the
+    /// core is shared with any other thread.
+    private(set) var unownedActorExecutor: UnownedSerialExecutor!
+    /// The public object as the current-scheduler slot holds it during a batch: weakly, so a user
+    /// thread dropping its last reference mid-batch is the one that runs `deinit` and waits, and
+    /// dropping it is what shuts the loop down.
+    let currentBox = WeakSchedulerBox()
+
+    /// How often the loop files late arrivals and re-arms before it gives up promising and runs
+    /// again instead of blocking.
+    static let promiseAttempts = 4
+    /// The longest a timer or cancellation from another thread waits for the loop to look, while
+    /// such items keep coming without wake-ups (``RemoteQueue``): 10 ms, a hundred extra wake-ups a
+    /// second at most, against one per item without the promise.
+    static let flushInterval: Int64 = 10_000_000
+
+    /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
+    /// what was acquired (no fd, thread, memory or retain left) and throws.
+    init(
+        name: String,
+        mode: LoopMode,
+        adopting loop: UnsafeMutableRawPointer?,
+        clock: any ClockSource,
+        driver: TimerDriverKind,
+        faults: LoopSetUpFaults,
+        metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
+    ) throws {
+        self.name = name
+        self.mode = mode
+        self.clock = clock
+        self.usesSystemClock = clock is SystemClock
+        self.thread = mode == .ownThread ? LoopThread() : nil
+        self.reporter = LoopReporter(delegate: metricsDelegate)
+        runner.bind(to: self)
+        timers.bind(to: self)
+        recycler.bind(to: self)
+        reporter.bind(to: self)
+        actorExecutor.bind(to: self)
+        unownedActorExecutor = actorExecutor.asUnownedSerialExecutor()
+        do {
+            handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
+        } catch {
+            remote.lifecycle.setUpFailed()
+            throw error
+        }
+        remote.setWaker(handles)
+        // The caller-thread mode runs the loop right here, and an adopted loop runs on the thread
+        // that adopted it (documented, and checked at every callback): known from now on, so a
+        // `shutdown()` or a last release there, also before the host's first `uv_run`, never waits
+        // for itself.
+        if mode != .ownThread { noteLoopThread() }
+        if let thread {
+            do {
+                try thread.start(name: name, faults: faults) { [self] in
+                    noteLoopThread()
+                    runLoopToCompletion()
+                }
+            } catch {
+                // No thread will run the loop: release what set-up acquired, here.
+                handles.releaseAfterFailedSetUp()
+                remote.lifecycle.setUpFailed()
+                throw error
+            }
+        }
+        remote.lifecycle.started()
+    }
+
+    /// The lifecycle, which the remote queue owns (its transitions race with submissions).
+    var lifecycle: LoopLifecycle {
+        _read { yield remote.lifecycle }
+    }
+
+    // MARK: The loop thread
+
+    @inline(__always)
+    func assertOnLoopThread(_ function: StaticString = #function) {
+        #if DEBUG
+        if !isOnLoopThread {
+            fatalError("LoopCore.\(function): loop-confined state of '\(name)' reached off its loop thread")
+        }
+        #endif
+    }
+
+    var isOnLoopThread: Bool {
+        loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    /// Records the calling thread as the loop thread: in `init` for the caller-thread and adopted
+    /// modes, first thing on an own thread.
+    private func noteLoopThread() {
+        loopThreadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+    }
+
+    /// Every libuv callback: the loop runs on the thread the scheduler knows. Only an adopted loop
+    /// can break that — a host that adopted it on one thread and runs it on another — and then
+    /// loop-confined state would be shared between two threads: stop, in every build.
+    @inline(__always)
+    private func checkCallbackThread() {
+        if _slowPath(!isOnLoopThread) {
+            fatalError(
+                "LoopScheduler(adopting:) '\(name)': the loop runs on a thread other than the one that adopted it; "
+                    + "create the scheduler on the thread that runs the loop"
+            )
+        }
+    }
+
+    /// Runs an owned loop until shutdown closed every handle, then closes the loop.
+    func runLoopToCompletion() {
+        LoopThreadMarker.whileRunning {
+            handles.run()
+            handles.closeLoop()
+        }
+        remote.lifecycle.didClose()
+    }
+
+    // MARK: libuv callbacks (from UVHandles)
+
+    func asyncFired() {
+        checkCallbackThread()
+        runPendingWork()
+    }
+
+    func idleFired() {
+        checkCallbackThread()
+        runPendingWork()
+    }
+
+    /// The timer driver fired; the timers' whole path is in the `Timers` folder (``LoopTimers``).
+    func timerFired() {
+        checkCallbackThread()
+        timers.driverFired()
+        runPendingWork()
+    }
+
+    /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
+    func wallClockChanged() {
+        checkCallbackThread()
+        timers.wallClockChanged()
+        runPendingWork()
+    }
+
+    /// A callback's work: a batch while the loop is open; the final drain once shutdown began (here,
+    /// from an action of the batch, or elsewhere). Nothing during a batch (a host callback nested
+    /// in it cannot happen on a loop, but a `run` body can) or once the intake closed.
+    private func runPendingWork() {
+        guard !runner.inBatch else { return }
+        switch lifecycle.state {
+        case .open:
+            runner.runBatchOnCallback()
+            if lifecycle.state == .draining { finalShutdown() } else { publishStatistics() }
+        case .draining:
+            finalShutdown()
+        case .starting, .closing, .closed:
+            return
+        }
+    }
+
+    /// Once per loop iteration, before the loop blocks: give memory back if quiet, arm the timer
+    /// driver and tell other threads what it is armed for, publish the counters.
+    func prepareFired() {
+        checkCallbackThread()
+        guard lifecycle.isOpen else { return }
+        reporter.iterationBegan()
+        let now = monotonicNow()
+        if timers.giveBackMemory(now: now) {
+            runner.giveBackMemory()
+            recycler.giveBackMemory()
+        }
+        recycler.startIteration()
+        timers.armAndPromise(now: now)
+        publishStatistics()
+        reporter.iterationEnded(now: now, loopName: name, timersPending: timers.count)
+    }
+
+    func publishStatistics() {
+        reporter.publish(timersPending: timers.count)
+    }
+
+    // MARK: Submitting
+
+    /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
+    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        // Spare entries are the loop thread's: another thread allocates.
+        let entry = isOnLoopThread ? recycler.task(action) : LoopWork(action: action)
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// A one-shot timer entry: a recycled one on the loop thread when there is one.
+    @inline(__always)
+    func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+        guard isOnLoopThread else { return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: action) }
+        return recycler.timer(deadline: deadline, isWall: isWall, action: action)
+    }
+
+    /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
+    func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+        guard submit(.work(entry)) else { return refuse(entry) }
+        return entry
+    }
+
+    /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.
+    func enqueue(_ item: LoopItem) {
+        if !submit(item) { fallback.enqueue(item, core: self) }
+    }
+
+    /// Releases a refused entry's closure and reports it disposed (rule 4.9: inert after shutdown).
+    /// A refused handler timer hears `timerCancelledByScheduler`, as a pending one does at
+    /// shutdown: an `await` on it must never be left suspended.
+    private func refuse(_ entry: LoopWork) -> any Disposable {
+        _ = ActionLifecycle.dispose(entry.state)
+        if entry.isTimer { unsafeDowncast(entry, to: LoopTimer.self).cancelledByScheduler() }
+        entry.releaseAction()
+        return Disposables.disposed
+    }
+
+    /// The one submit path. On the loop thread a timer is filed at once and a task or job goes
+    /// into the loop-local queue (no lock, no wake-up); elsewhere the ``RemoteQueue`` takes it and
+    /// decides the wake-up. Returns false if the loop refused it (see ``RemoteQueue/accepts(_:)``).
+    @inline(__always)
+    func submit(_ item: LoopItem) -> Bool {
+        guard isOnLoopThread else { return remote.submit(item) }
+        guard remote.accepts(item) else { return false }
+        if case .work(let entry) = item, entry.isTimer {
+            if !runner.inBatch { runner.fileDeferredBeforeLocalTimer() }
+            timers.file(unsafeDowncast(entry, to: LoopTimer.self))
+        } else {
+            runner.enqueueLocal(item)
+        }
+        return true
+    }
+
+    /// Called by a timer's `dispose()` when it won the timer away from `pending` (the closure is
+    /// already released): the timer leaves the store now on the loop thread, or from another
+    /// thread when the loop next looks at its queue — within ``flushInterval``, waking it only to
+    /// start flushing (see ``RemoteQueue``) — and never only at its deadline. Refused once shutdown
+    /// began: shutdown disposes every timer anyway. (Disposed tasks stay queued, closure-less,
+    /// until the loop passes them.)
+    func timerDisposed(_ timer: LoopTimer) {
+        if isOnLoopThread {
+            timers.remove(timer)
+        } else {
+            _ = remote.submit(.cancelled(timer))
+        }
+    }
+
+    // MARK: Shutting down
+
+    /// Begins shutdown from any thread, and on a thread that runs no loop waits until the loop is
+    /// closed (and its own thread joined).
+    ///
+    /// On this loop's thread it completes after the current batch (or at once outside a batch)
+    /// without waiting for itself. On another loop's thread it only begins: waiting there could
+    /// deadlock two loops that shut each other down.
+    func shutdown() {
+        beginShutdown()
+        if isOnLoopThread || LoopThreadMarker.isLoopThread { return }
+        lifecycle.waitUntilClosed()
+        thread?.join()
+    }
+
+    /// Begins shutdown without ever blocking: `open → draining` and a wake-up for the loop; on the
+    /// loop thread outside a batch, the final drain at once. Idempotent.
+    func beginShutdown() {
+        let onLoop = isOnLoopThread
+        _ = remote.beginShutdown(onLoopThread: onLoop)
+        if onLoop && !runner.inBatch && lifecycle.state == .draining { finalShutdown() }
+    }
+
+    /// On the loop thread: runs every accepted task and job, closes the intake, disposes every
+    /// timer, closes every handle. On an adopted loop this may run in the host's own code (a
+    /// `shutdown()` or a last release on its thread, before or after its first `uv_run`): while
+    /// actions run, its thread is a loop thread, as in any batch.
+    func finalShutdown() {
+        LoopThreadMarker.whileRunning { runner.drainAndCloseIntake() }
+        timers.disposeAll()
+        publishStatistics()
+        handles.closeAll()
+    }
+
+    /// The last close callback ran: the one place the scheduler learns it is closed. An owned
+    /// loop is closed once `uv_run` returns (``runLoopToCompletion()``); an adopted one belongs to
+    /// the host, so the scheduler is closed now.
+    func handlesDidClose() {
+        publishStatistics()
+        recycler.dropAll()
+        // The loop thread is done with the loop; its id may soon belong to another thread (glibc
+        // reuses thread descriptors), which must not pass for the loop thread.
+        loopThreadID.store(0, ordering: .relaxed)
+        if mode == .adopted { remote.lifecycle.didClose() }
+    }
+
+    // MARK: Clocks
+
+    @inline(__always)
+    func monotonicNow() -> Int64 {
+        usesSystemClock ? Nanoseconds.monotonicNow() : clock.monotonicNow()
+    }
+
+    @inline(__always)
+    func wallNow() -> Int64 {
+        usesSystemClock ? Nanoseconds.wallNow() : clock.wallNow()
+    }
+}

@@ -1,0 +1,114 @@
+import Scheduling
+
+/// Task and timer entries whose run ended while only the loop held them (the caller had dropped
+/// its disposable, as most do), kept for the next `schedule` on the loop thread instead of a
+/// `malloc` and a `free` per action; and the demand that decides how much a quiet loop keeps.
+final class LoopEntryRecycler: LoopPart<LoopEntryRecycler.Spares> {
+    struct Spares {
+        var tasks: [LoopWork] = []
+        var timers: [LoopTimer] = []
+        /// The most entries one round handled (remote items, local items or fired timers) since
+        /// the last prepare: the demand the buffers and spare lists serve.
+        var busiestRound = 0
+    }
+
+    /// The most spare entries of each kind kept for reuse (64 KiB each).
+    static let limit = 1024
+    /// Buffers and spare lists with room for at most this many entries are kept even at rest (512
+    /// bytes of buffer, 4 KiB of entries): giving them back would only cost reallocations.
+    static let keptAtRest = 64
+
+    init() {
+        super.init(Spares())
+    }
+
+    /// On the loop thread: a task entry for `action`, a spare one when there is one.
+    @inline(__always)
+    func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {
+        if let spare = state.tasks.popLast() {
+            spare.action = action
+            return spare
+        }
+        return LoopWork(action: action)
+    }
+
+    /// On the loop thread: a one-shot timer entry, a spare one when there is one.
+    @inline(__always)
+    func timer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+        if let spare = state.timers.popLast() {
+            spare.deadline = deadline
+            spare.isWall = isWall
+            spare.action = action
+            return spare
+        }
+        return LoopTimer(core: core, deadline: deadline, isWall: isWall, action: action)
+    }
+
+    @inline(__always)
+    func noteRound(_ handled: Int) {
+        if handled > state.busiestRound { state.busiestRound = handled }
+    }
+
+    /// Empties a processed queue buffer, keeping the task entries only the loop still holds.
+    @inline(__always)
+    func recycle(_ items: inout [LoopItem]) {
+        while let item = items.popLast() {
+            guard case .work(var entry) = consume item, !entry.isTimer,
+                state.tasks.count < Self.limit,
+                Self.isOnlyReference(&entry)
+            else { continue }
+            // Its run ended (or it was disposed): nobody else can see it any more.
+            entry.state.store(ActionLifecycle.pending, ordering: .relaxed)
+            state.tasks.append(entry)
+        }
+        if items.capacity > 65_536 { items = [] }
+    }
+
+    /// Keeps a fired one-shot timer that only the loop still holds.
+    @inline(__always)
+    func recycle(_ timer: inout LoopTimer) {
+        guard !timer.isPeriodic, state.timers.count < Self.limit, Self.isOnlyReference(&timer) else { return }
+        timer.state.store(ActionLifecycle.pending, ordering: .relaxed)
+        state.timers.append(timer)
+    }
+
+    /// Whether `entry` is referenced by nothing but `entry`: no other strong reference, and no weak
+    /// or unowned one either (the runtime counts 1 of each for a live object) — a user's `weak var`
+    /// disposable must become nil, never come back disposing a stranger's action after reuse.
+    @inline(__always)
+    static func isOnlyReference<Entry: LoopWork>(_ entry: inout Entry) -> Bool {
+        isKnownUniquelyReferenced(&entry) && _getWeakRetainCount(entry) == 1 && _getUnownedRetainCount(entry) == 1
+    }
+
+    /// What a quiet loop keeps of a buffer or spare list: far beyond this iteration's busiest round
+    /// (more than four times it, and more than ``keptAtRest``) goes back to the allocator.
+    var keep: Int { max(Self.keptAtRest, 4 * state.busiestRound) }
+
+    /// Whether the iteration handled any work: one that did none (the wake-up right after a burst
+    /// its batch served, or a host's own I/O on an adopted loop) says nothing about demand.
+    var didWork: Bool { state.busiestRound > 0 }
+
+    /// Once the loop is quiet and this iteration did some work: drops spare lists beyond ``keep``.
+    func giveBackMemory() {
+        let keep = self.keep
+        guard didWork else { return }
+        if state.tasks.capacity > keep { state.tasks = [] }
+        if state.timers.capacity > keep { state.timers = [] }
+    }
+
+    /// A new iteration: its busiest round starts at zero.
+    func startIteration() {
+        state.busiestRound = 0
+    }
+
+    /// After the last close callback: spare timers point back at the core; dropping them breaks
+    /// that cycle.
+    func dropAll() {
+        state = Spares()
+    }
+
+    /// Spare entries held: for tests.
+    var spareCounts: (tasks: Int, timers: Int) { (state.tasks.count, state.timers.count) }
+    var spareCapacities: (tasks: Int, timers: Int) { (state.tasks.capacity, state.timers.capacity) }
+    var spareTaskIdentities: [ObjectIdentifier] { state.tasks.map(ObjectIdentifier.init) }
+}

@@ -1,0 +1,18 @@
+import Scheduling
+
+/// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
+/// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
+///
+/// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
+/// allocates nothing of ours (Docs/Design.md §8.1).
+enum LoopItem {
+    /// A task to run, or a timer (`isTimer`) to insert into the timer store.
+    case work(LoopWork)
+    /// A timer that was disposed on another thread.
+    case cancelled(LoopTimer)
+    /// A job of a task that prefers the scheduler, run with it as the task executor only: its
+    /// nonisolated code then calls nonisolated functions without a hop.
+    case taskJob(UnownedJob)
+    /// A job of an actor pinned to the scheduler, run isolated to the actor executor.
+    case actorJob(UnownedJob)
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Something that runs actions: *when* (now, later, periodically) and *where* (a queue, a loop
+/// thread, the caller's thread).
+///
+/// While a scheduler runs an action, ``Schedulers/current`` is that scheduler (except for
+/// ``ImmediateScheduler``, which runs actions inline on the caller's context).
+public protocol Scheduler: AnyObject, Sendable {
+    /// Schedules `action` to run as soon as possible.
+    ///
+    /// - Returns: a disposable; disposing it before the action starts guarantees that it never
+    ///   starts. Dropping it cancels nothing.
+    /// - Note: there is an inherent race between `dispose()` on one thread and the action starting
+    ///   on another: `dispose()` only promises that an action which has not started will not start.
+    @discardableResult
+    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable
+
+    /// Runs `action`, and again each time it calls `reschedule`, until the returned disposable is
+    /// disposed. Each run goes through ``schedule(_:)``, so it happens after the current one
+    /// returned, never nested inside it.
+    ///
+    /// Calling `reschedule` several times during one run schedules that many runs. Calling it after
+    /// the recursion was disposed does nothing. Schedulers that run actions inline
+    /// (``ImmediateScheduler``) trampoline, so the stack does not grow with the number of runs.
+    @discardableResult
+    func scheduleRecursive(
+        _ action: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    ) -> any Disposable
+}
+
+/// A scheduler with a clock: one-shot timers relative to now (monotonic) or at a wall-clock date,
+/// and periodic timers on a fixed-rate grid.
+///
+/// Every timer keeps the contract of the package's behaviour article: never early, equal
+/// deadlines in scheduling order, missed periodic ticks skipped rather than run back to back.
+public protocol DateScheduler: Scheduler {
+    /// The scheduler's idea of the wall clock: `Date()` for real schedulers, virtual time for
+    /// ``TestScheduler``.
+    var now: Date { get }
+
+    /// Schedules `action` to start no earlier than `delay` after this call, by the monotonic clock.
+    ///
+    /// A zero or negative delay means "as soon as possible". A delay too large to represent in
+    /// nanoseconds (such as `.seconds(Int64.max)`) saturates: the action stays pending, without the
+    /// scheduler spinning, until it is disposed.
+    @discardableResult
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable
+
+    /// Schedules `action` to start no earlier than the moment the wall clock reaches `date`.
+    ///
+    /// A date in the past runs as soon as possible; `Date.distantFuture` stays pending until
+    /// disposed. A non-finite date is a programmer error and stops the program.
+    @discardableResult
+    func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable
+
+    /// Schedules `action` on a fixed-rate periodic timer: first at `schedule.start`, then every
+    /// `schedule.interval` (see ``PeriodicSchedule``). Disposing (also from inside a tick) stops all
+    /// future ticks; a tick already running on another thread finishes.
+    ///
+    /// The requirement behind ``schedule(after:repeatingEvery:leeway:_:)`` and
+    /// ``schedule(at:repeatingEvery:leeway:_:)``, which check their arguments once (the schedule
+    /// arrives checked) and call it.
+    @discardableResult
+    func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable
+
+    // Closure-free timers for the async layer; defaults in SchedulerTimerHandler.swift.
+    /// Calls `handler.timerFired()` once, no earlier than `start`, up to `leeway` late. See
+    /// ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable
+
+    /// Calls `handler.timerFired()` for each tick of a periodic timer. See ``SchedulerTimerHandler``.
+    @discardableResult
+    func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable
+}
+
+extension DateScheduler {
+    /// Schedules `action` to run first after `delay`, then every `interval` on a fixed-rate grid.
+    ///
+    /// Tick k is due at `start + k·interval`; a tick may start up to `leeway` late so wake-ups can
+    /// be coalesced. When the scheduler falls behind, missed ticks are skipped: one tick runs and
+    /// the next is due at the next grid point. Disposing (also from inside a tick) stops all
+    /// future ticks. A non-positive `interval` or a negative `leeway` stops the program.
+    @discardableResult
+    public func schedule(
+        after delay: Duration,
+        repeatingEvery interval: Duration,
+        leeway: Duration = .zero,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        let method = name("schedule(after:repeatingEvery:leeway:)")
+        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method), action)
+    }
+
+    /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
+    /// `date`; later ticks follow the monotonic grid from that first tick. A non-finite `date`
+    /// stops the program too.
+    @discardableResult
+    public func schedule(
+        at date: Date,
+        repeatingEvery interval: Duration,
+        leeway: Duration = .zero,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        let method = name("schedule(at:repeatingEvery:leeway:)")
+        return schedule(PeriodicSchedule(.at(date), interval: interval, leeway: leeway, method: method), action)
+    }
+
+    /// `TypeName.method`, for the bad-input messages.
+    package func name(_ method: String) -> String {
+        "\(BadInput.typeName(self)).\(method)"
+    }
+}
