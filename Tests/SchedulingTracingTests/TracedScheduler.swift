@@ -20,8 +20,8 @@ enum TracedKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// A scheduler under test and how to drive and end it, without ever blocking a cooperative-pool
-/// thread: anything that blocks (a loop's start and join, a host loop's set-up) runs on a thread
-/// made for it.
+/// thread: what blocks (`LoopScheduler.run`) runs on a thread made for it, loops end with the async
+/// `shutdown()`, a host loop is awaited with `finished()`.
 final class TracedScheduler: Sendable {
     let kind: TracedKind
     let base: any Scheduler
@@ -79,48 +79,29 @@ final class TracedScheduler: Sendable {
             let test = TestScheduler(now: Date())
             return TracedScheduler(kind: kind, base: test, expectedCurrent: test)
         case .loop:
-            let loop = try await onOwnThread { try LoopScheduler(name: "tracing.loop") }
+            let loop = try LoopScheduler(name: "tracing.loop")
             return TracedScheduler(kind: kind, base: loop, expectedCurrent: loop) { await loop.shutdown() }
         case .loopCallerThread:
-            let (loop, returned) = try await startOnCallerThread()
+            // `run(name:)` blocks its caller until shutdown: a thread made for it.
+            let (handOver, give) = AsyncStream.makeStream(of: LoopScheduler.self)
+            let returned = Task {
+                await onOwnThread(name: "tracing.run") {
+                    try! LoopScheduler.run(name: "tracing.run") { loop in give.yield(loop) }
+                }
+            }
+            var loops = handOver.makeAsyncIterator()
+            let loop = await loops.next()!
             return TracedScheduler(kind: kind, base: loop, expectedCurrent: loop) {
                 await loop.shutdown()
                 await returned.value
             }
         case .loopAdopted:
-            let (host, loop) = try await onOwnThread {
-                try HostLoop.start(name: "tracing.host") { try LoopScheduler(adopting: $0) }
-            }
+            let (host, loop) = try await HostLoop.start(name: "tracing.host") { try LoopScheduler(adopting: $0) }
             return TracedScheduler(kind: kind, base: loop, expectedCurrent: loop) {
                 await loop.shutdown()
-                _ = try? await onOwnThread { host.waitUntilFinished() }
+                _ = await host.finished()
             }
         }
-    }
-
-    /// `LoopScheduler.run` on a thread made here; returns the loop once it runs, and a task that
-    /// ends when `run` returned.
-    private static func startOnCallerThread() async throws -> (LoopScheduler, Task<Void, Never>) {
-        let (returnedStream, returnedContinuation) = AsyncStream<Void>.makeStream()
-        let loop: LoopScheduler = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    try LoopScheduler.run(name: "tracing.run") { loop in continuation.resume(returning: loop) }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-                returnedContinuation.finish()
-            }
-        }
-        let returned = Task { for await _ in returnedStream {} }
-        return (loop, returned)
-    }
-}
-
-/// Runs `body` on a thread made for it (it may block) and awaits its result.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
 #endif
