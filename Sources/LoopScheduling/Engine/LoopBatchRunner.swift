@@ -8,7 +8,21 @@ import Scheduling
 /// Its state is the loop-side queue buffers: the local queue (work scheduled on the loop thread,
 /// run after the current action, in the same iteration), the spare buffer the remote queue swaps
 /// with, and whether a batch is running.
-final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
+final class LoopBatchRunner: LoopPart {
+    // Loop-confined (see LoopPart).
+    @exclusivity(unchecked) private var _state = Queues()
+
+    private var state: Queues {
+        _read {
+            assertConfined()
+            yield _state
+        }
+        _modify {
+            assertConfined()
+            yield &_state
+        }
+    }
+
     struct Queues {
         /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
         var localItems: [LoopItem] = []
@@ -31,8 +45,8 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// The most batch rounds one callback runs before letting the loop poll for I/O again.
     static let roundsPerCallback = 64
 
-    init() {
-        super.init(Queues())
+    override init(loopThread: LoopThreadIdentity) {
+        super.init(loopThread: loopThread)
     }
 
     var inBatch: Bool { state.inBatch }
@@ -40,7 +54,7 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// Queues work scheduled on the loop thread; outside a batch the idle handle keeps the loop
     /// from blocking before it runs.
     @inline(__always)
-    func enqueueLocal(_ item: LoopItem) {
+    func enqueueLocal(_ core: LoopCore, _ item: LoopItem) {
         state.localItems.append(item)
         if !state.inBatch { core.handles.startIdle() }
     }
@@ -50,26 +64,24 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// A libuv callback's batch, with the scheduler current throughout; afterwards the idle handle
     /// runs only while loop-local work waits. (The callback's owner, ``LoopCore``, checks the
     /// lifecycle before and after, and drains for shutdown.)
-    func runBatchOnCallback() {
-        let core = self.core!
+    func runBatchOnCallback(_ core: LoopCore) {
         guard !state.inBatch else { return }
         core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
         if core.mode == .adopted {
-            LoopThreadMarker.whileRunning { runBatch() }
+            LoopThreadMarker.whileRunning { runBatch(core) }
         } else {
-            runBatch()
+            runBatch(core)
         }
         if state.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
     }
 
-    private func runBatch() {
-        let core = self.core!
-        let saved = enterBatch()
+    private func runBatch(_ core: LoopCore) {
+        let saved = enterBatch(core)
         var rounds = 0
         while rounds < Self.roundsPerCallback {
-            var didWork = runRemoteItems(lockFree: rounds > 0)
-            didWork = runLocalItems() || didWork
-            didWork = core.timers.fireDue() || didWork
+            var didWork = runRemoteItems(core, lockFree: rounds > 0)
+            didWork = runLocalItems(core) || didWork
+            didWork = core.timers.fireDue(core) || didWork
             if !didWork { break }
             rounds += 1
         }
@@ -79,19 +91,18 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// The final drain of a shutdown: every accepted task and job runs (jobs may keep arriving:
     /// they are never refused), then the intake closes at a moment both queues are empty, so
     /// nothing accepted is left behind.
-    func drainAndCloseIntake() {
-        let core = self.core!
-        let saved = enterBatch()
+    func drainAndCloseIntake(_ core: LoopCore) {
+        let saved = enterBatch(core)
         var closed = false
         while !closed {
-            while runRemoteItems() || runLocalItems() {}
+            while runRemoteItems(core) || runLocalItems(core) {}
             closed = core.remote.closeIntake(localQueueIsEmpty: state.localItems.isEmpty)
         }
         leaveBatch(saved)
     }
 
     @inline(__always)
-    private func enterBatch() -> CurrentScheduler.Saved {
+    private func enterBatch(_ core: LoopCore) -> CurrentScheduler.Saved {
         state.inBatch = true
         return CurrentScheduler.enterBatch(core.currentBox)
     }
@@ -116,8 +127,7 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// first round's lock synchronises with every submission that finished before it; a later
     /// round's stale read leaves the item to the next round, or to the prepare's locked look
     /// before blocking.
-    func runRemoteItems(lockFree: Bool = false) -> Bool {
-        let core = self.core!
+    func runRemoteItems(_ core: LoopCore, lockFree: Bool = false) -> Bool {
         if lockFree, !core.remote.mayHaveItems { return false }
         var items: [LoopItem] = []
         swap(&items, &state.batch)
@@ -128,13 +138,17 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
         for item in items {
             switch item {
             case .work(let entry):
-                if entry.isTimer { core.timers.file(unsafeDowncast(entry, to: LoopTimer.self)) } else { run(entry) }
+                if entry.isTimer {
+                    core.timers.file(core, unsafeDowncast(entry, to: LoopTimer.self))
+                } else {
+                    run(core, entry)
+                }
             case .cancelled(let timer):
-                core.timers.remove(timer)
+                core.timers.remove(core, timer)
             case .taskJob(let job):
-                runTaskJob(job)
+                runTaskJob(core, job)
             case .actorJob(let job):
-                runActorJob(job)
+                runActorJob(core, job)
             }
         }
         core.recycler.recycle(&items)
@@ -143,18 +157,17 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     }
 
     /// Runs the work queued on the loop so far; what it schedules runs in the next round.
-    func runLocalItems() -> Bool {
+    func runLocalItems(_ core: LoopCore) -> Bool {
         guard !state.localItems.isEmpty else { return false }
-        let core = self.core!
         var items: [LoopItem] = []
         swap(&items, &state.spareItems)
         swap(&items, &state.localItems)
         core.recycler.noteRound(items.count)
         for item in items {
             switch item {
-            case .work(let entry): run(entry)
-            case .taskJob(let job): runTaskJob(job)
-            case .actorJob(let job): runActorJob(job)
+            case .work(let entry): run(core, entry)
+            case .taskJob(let job): runTaskJob(core, job)
+            case .actorJob(let job): runActorJob(core, job)
             case .cancelled:
                 preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
             }
@@ -165,7 +178,7 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     }
 
     @inline(__always)
-    private func run(_ entry: LoopWork) {
+    private func run(_ core: LoopCore, _ entry: LoopWork) {
         if ActionLifecycle.claimRun(entry.state) {
             let action = entry.action.take()
             core.reporter.taskRan()
@@ -178,14 +191,14 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// A job of a task that prefers the scheduler: run with it as the task executor only, so its
     /// nonisolated code calls nonisolated functions without a hop.
     @inline(__always)
-    private func runTaskJob(_ job: UnownedJob) {
+    private func runTaskJob(_ core: LoopCore, _ job: UnownedJob) {
         core.reporter.taskRan()
         job.runSynchronously(on: core.taskExecutor!)
     }
 
     /// A job of an actor pinned to the scheduler: run isolated to the loop's actor executor.
     @inline(__always)
-    private func runActorJob(_ job: UnownedJob) {
+    private func runActorJob(_ core: LoopCore, _ job: UnownedJob) {
         core.reporter.taskRan()
         job.runSynchronously(on: core.unownedActorExecutor)
     }
@@ -201,8 +214,7 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// Hands the spare buffer to `take` (one of the queue's takes of what waited without a
     /// wake-up) and files what it took: only timers and cancellations are ever queued so, which run
     /// no user code. Returns whether it took anything.
-    func fileDeferred(takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
-        let core = self.core!
+    func fileDeferred(_ core: LoopCore, takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
         var items: [LoopItem] = []
         swap(&items, &state.batch)
         let handedOver = items.capacity
@@ -212,8 +224,9 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
             core.recycler.noteRound(items.count)
             for item in items {
                 switch item {
-                case .work(let entry) where entry.isTimer: core.timers.file(unsafeDowncast(entry, to: LoopTimer.self))
-                case .cancelled(let timer): core.timers.remove(timer)
+                case .work(let entry) where entry.isTimer:
+                    core.timers.file(core, unsafeDowncast(entry, to: LoopTimer.self))
+                case .cancelled(let timer): core.timers.remove(core, timer)
                 case .work, .taskJob, .actorJob:
                     preconditionFailure(
                         "LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop"
@@ -229,9 +242,8 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// Before a timer is filed on the loop thread outside a batch (a host's callback, `run`'s
     /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
     /// scheduling order, as when the wake-up made the loop take them at once.
-    func fileDeferredBeforeLocalTimer() {
-        let core = self.core!
-        _ = fileDeferred(takenBy: { core.remote.takeDeferred(into: &$0) })
+    func fileDeferredBeforeLocalTimer(_ core: LoopCore) {
+        _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) })
     }
 
     // MARK: Memory
@@ -241,8 +253,7 @@ final class LoopBatchRunner: LoopPart<LoopBatchRunner.Queues> {
     /// that handled nothing (typically the wake-up right after a burst its batch already served);
     /// the loop's own only after one that did some work, since an idle one says nothing about
     /// their demand.
-    func giveBackMemory() {
-        let core = self.core!
+    func giveBackMemory(_ core: LoopCore) {
         let keep = core.recycler.keep
         if state.batch.capacity > keep { state.batch = [] }
         if state.remoteCapacity > keep { state.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }

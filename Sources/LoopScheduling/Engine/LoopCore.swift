@@ -40,13 +40,12 @@ final class LoopCore: @unchecked Sendable {
     let usesSystemClock: Bool
     let remote = RemoteQueue()
     let thread: LoopThread?
-    let runner = LoopBatchRunner()
-    let timers = LoopTimers()
-    let recycler = LoopEntryRecycler()
+    /// Which thread is the loop's; the parts check their confinement against it.
+    let loopThread: LoopThreadIdentity
+    let runner: LoopBatchRunner
+    let timers: LoopTimers
+    let recycler: LoopEntryRecycler
     let reporter: LoopReporter
-    /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
-    /// that goes through the remote queue, locked) and after the loop closed.
-    private let loopThreadID = Atomic<UInt>(0)
     private(set) var handles: UVHandles!
     /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded. It makes
     /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
@@ -93,11 +92,12 @@ final class LoopCore: @unchecked Sendable {
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
         self.thread = mode == .ownThread ? LoopThread() : nil
-        self.reporter = LoopReporter(delegate: metricsDelegate)
-        runner.bind(to: self)
-        timers.bind(to: self)
-        recycler.bind(to: self)
-        reporter.bind(to: self)
+        let loopThread = LoopThreadIdentity(name: name)
+        self.loopThread = loopThread
+        self.runner = LoopBatchRunner(loopThread: loopThread)
+        self.timers = LoopTimers(loopThread: loopThread)
+        self.recycler = LoopEntryRecycler(loopThread: loopThread)
+        self.reporter = LoopReporter(delegate: metricsDelegate, loopThread: loopThread)
         actorExecutor.bind(to: self)
         unownedActorExecutor = actorExecutor.asUnownedSerialExecutor()
         do {
@@ -137,21 +137,15 @@ final class LoopCore: @unchecked Sendable {
 
     @inline(__always)
     func assertOnLoopThread(_ function: StaticString = #function) {
-        #if DEBUG
-        if !isOnLoopThread {
-            fatalError("LoopCore.\(function): loop-confined state of '\(name)' reached off its loop thread")
-        }
-        #endif
+        loopThread.assertCurrent(function)
     }
 
-    var isOnLoopThread: Bool {
-        loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
-    }
+    var isOnLoopThread: Bool { loopThread.isCurrent }
 
     /// Records the calling thread as the loop thread: in `init` for the caller-thread and adopted
     /// modes, first thing on an own thread.
     private func noteLoopThread() {
-        loopThreadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        loopThread.becomeCurrent()
     }
 
     /// Every libuv callback: the loop runs on the thread the scheduler knows. Only an adopted loop
@@ -209,7 +203,7 @@ final class LoopCore: @unchecked Sendable {
         guard !runner.inBatch else { return }
         switch lifecycle.state {
         case .open:
-            runner.runBatchOnCallback()
+            runner.runBatchOnCallback(self)
             if lifecycle.state == .draining { finalShutdown() } else { publishStatistics() }
         case .draining:
             finalShutdown()
@@ -225,12 +219,12 @@ final class LoopCore: @unchecked Sendable {
         guard lifecycle.isOpen else { return }
         reporter.iterationBegan()
         let now = monotonicNow()
-        if timers.giveBackMemory(now: now) {
-            runner.giveBackMemory()
+        if timers.giveBackMemory(self, now: now) {
+            runner.giveBackMemory(self)
             recycler.giveBackMemory()
         }
         recycler.startIteration()
-        timers.armAndPromise(now: now)
+        timers.armAndPromise(self, now: now)
         publishStatistics()
         reporter.iterationEnded(now: now, loopName: name, timersPending: timers.count)
     }
@@ -253,7 +247,7 @@ final class LoopCore: @unchecked Sendable {
     @inline(__always)
     func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
         guard isOnLoopThread else { return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: action) }
-        return recycler.timer(deadline: deadline, isWall: isWall, action: action)
+        return recycler.timer(self, deadline: deadline, isWall: isWall, action: action)
     }
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
@@ -285,10 +279,10 @@ final class LoopCore: @unchecked Sendable {
         guard isOnLoopThread else { return remote.submit(item) }
         guard remote.accepts(item) else { return false }
         if case .work(let entry) = item, entry.isTimer {
-            if !runner.inBatch { runner.fileDeferredBeforeLocalTimer() }
-            timers.file(unsafeDowncast(entry, to: LoopTimer.self))
+            if !runner.inBatch { runner.fileDeferredBeforeLocalTimer(self) }
+            timers.file(self, unsafeDowncast(entry, to: LoopTimer.self))
         } else {
-            runner.enqueueLocal(item)
+            runner.enqueueLocal(self, item)
         }
         return true
     }
@@ -301,7 +295,7 @@ final class LoopCore: @unchecked Sendable {
     /// until the loop passes them.)
     func timerDisposed(_ timer: LoopTimer) {
         if isOnLoopThread {
-            timers.remove(timer)
+            timers.remove(self, timer)
         } else {
             _ = remote.submit(.cancelled(timer))
         }
@@ -335,8 +329,8 @@ final class LoopCore: @unchecked Sendable {
     /// `shutdown()` or a last release on its thread, before or after its first `uv_run`): while
     /// actions run, its thread is a loop thread, as in any batch.
     func finalShutdown() {
-        LoopThreadMarker.whileRunning { runner.drainAndCloseIntake() }
-        timers.disposeAll()
+        LoopThreadMarker.whileRunning { runner.drainAndCloseIntake(self) }
+        timers.disposeAll(self)
         publishStatistics()
         handles.closeAll()
     }
@@ -349,7 +343,7 @@ final class LoopCore: @unchecked Sendable {
         recycler.dropAll()
         // The loop thread is done with the loop; its id may soon belong to another thread (glibc
         // reuses thread descriptors), which must not pass for the loop thread.
-        loopThreadID.store(0, ordering: .relaxed)
+        loopThread.forget()
         if mode == .adopted { remote.lifecycle.didClose() }
     }
 

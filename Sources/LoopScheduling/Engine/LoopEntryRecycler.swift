@@ -3,7 +3,21 @@ import Scheduling
 /// Task and timer entries whose run ended while only the loop held them (the caller had dropped
 /// its disposable, as most do), kept for the next `schedule` on the loop thread instead of a
 /// `malloc` and a `free` per action; and the demand that decides how much a quiet loop keeps.
-final class LoopEntryRecycler: LoopPart<LoopEntryRecycler.Spares> {
+final class LoopEntryRecycler: LoopPart {
+    // Loop-confined (see LoopPart).
+    @exclusivity(unchecked) private var _state = Spares()
+
+    private var state: Spares {
+        _read {
+            assertConfined()
+            yield _state
+        }
+        _modify {
+            assertConfined()
+            yield &_state
+        }
+    }
+
     struct Spares {
         var tasks: [LoopWork] = []
         var timers: [LoopTimer] = []
@@ -18,8 +32,8 @@ final class LoopEntryRecycler: LoopPart<LoopEntryRecycler.Spares> {
     /// bytes of buffer, 4 KiB of entries): giving them back would only cost reallocations.
     static let keptAtRest = 64
 
-    init() {
-        super.init(Spares())
+    override init(loopThread: LoopThreadIdentity) {
+        super.init(loopThread: loopThread)
     }
 
     /// On the loop thread: a task entry for `action`, a spare one when there is one.
@@ -34,7 +48,7 @@ final class LoopEntryRecycler: LoopPart<LoopEntryRecycler.Spares> {
 
     /// On the loop thread: a one-shot timer entry, a spare one when there is one.
     @inline(__always)
-    func timer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+    func timer(_ core: LoopCore, deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
         if let spare = state.timers.popLast() {
             spare.deadline = deadline
             spare.isWall = isWall

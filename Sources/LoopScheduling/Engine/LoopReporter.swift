@@ -3,7 +3,21 @@ import Scheduling
 /// The loop's counters: kept as plain integers on the loop thread, published to other threads
 /// (``PublishedStatistics``) at the end of every batch and iteration, and handed to the metrics
 /// delegate once per iteration.
-final class LoopReporter: LoopPart<LoopReporter.State> {
+final class LoopReporter: LoopPart {
+    // Loop-confined (see LoopPart).
+    @exclusivity(unchecked) private var _state = State()
+
+    private var state: State {
+        _read {
+            assertConfined()
+            yield _state
+        }
+        _modify {
+            assertConfined()
+            yield &_state
+        }
+    }
+
     /// The loop's own counters: plain integers, loop-confined.
     struct Counts {
         var tasksRun = 0
@@ -35,9 +49,9 @@ final class LoopReporter: LoopPart<LoopReporter.State> {
     /// Told about every loop iteration; nil costs nothing.
     let delegate: (any LoopSchedulerMetricsDelegate)?
 
-    init(delegate: (any LoopSchedulerMetricsDelegate)?) {
+    init(delegate: (any LoopSchedulerMetricsDelegate)?, loopThread: LoopThreadIdentity) {
         self.delegate = delegate
-        super.init(State())
+        super.init(loopThread: loopThread)
     }
 
     @inline(__always) func taskRan() { state.counts.tasksRun += 1 }

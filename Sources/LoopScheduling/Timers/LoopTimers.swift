@@ -16,9 +16,23 @@ import Scheduling
 /// 4. **Fire or cancel.** The driver's callback (``UVHandles``) calls ``LoopCore/timerFired()``,
 ///    whose batch runs ``fireDue()``; a disposed timer leaves through ``remove(_:)``, at once on
 ///    the loop thread, or when the loop next looks at its queue.
-final class LoopTimers: LoopPart<LoopTimerStore> {
-    init() {
-        super.init(LoopTimerStore())
+final class LoopTimers: LoopPart {
+    // Loop-confined (see LoopPart).
+    @exclusivity(unchecked) private var _state = LoopTimerStore()
+
+    private var state: LoopTimerStore {
+        _read {
+            assertConfined()
+            yield _state
+        }
+        _modify {
+            assertConfined()
+            yield &_state
+        }
+    }
+
+    override init(loopThread: LoopThreadIdentity) {
+        super.init(loopThread: loopThread)
     }
 
     var count: Int { state.count }
@@ -32,7 +46,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
     /// Files a timer: the one insertion into the store. A timer disposed on its way (from another
     /// thread, queued) is skipped and counted.
     @inline(__always)
-    func file(_ timer: LoopTimer) {
+    func file(_ core: LoopCore, _ timer: LoopTimer) {
         if timer.isDisposed {
             core.reporter.disposedBeforeRun()
         } else {
@@ -42,7 +56,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
 
     /// A disposed timer leaves the store, if it is there (it may have fired, or been skipped).
     @inline(__always)
-    func remove(_ timer: LoopTimer) {
+    func remove(_ core: LoopCore, _ timer: LoopTimer) {
         if state.remove(timer) { core.reporter.disposedBeforeRun() }
     }
 
@@ -63,8 +77,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
     /// was awake are filed first and the arming redone, so the promise covers everything queued;
     /// if other threads keep winning that race, the loop stays awake and runs again instead of
     /// blocking.
-    func armAndPromise(now: Int64) {
-        let core = self.core!
+    func armAndPromise(_ core: LoopCore, now: Int64) {
         var now = now
         // Items waited for this look without a wake-up: look again soon while they keep coming.
         let flush = core.runner.takeFlushRequest()
@@ -83,7 +96,9 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
                 armedDeadline: state.armedDeadline ?? .max,
                 isFlushing: flushBy != nil
             )
-            guard core.runner.fileDeferred(takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else { return }
+            guard core.runner.fileDeferred(core, takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else {
+                return
+            }
             // Filing took time: arming from the old reading would fire late.
             now = core.monotonicNow()
         }
@@ -96,8 +111,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
     /// inserted during this pass (a periodic timer re-armed, a zero-delay timer scheduled by a
     /// timer) wait for the next pass, so a timer that keeps re-arming cannot starve the others.
     /// Each timer is popped before it runs: no access to the store is open while user code runs.
-    func fireDue() -> Bool {
-        let core = self.core!
+    func fireDue(_ core: LoopCore) -> Bool {
         // Once shutdown began no timer starts, due or not: shutdown disposes them all.
         guard core.lifecycle.isOpen else { return false }
         let limit = state.nextSequence
@@ -105,7 +119,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
         if state.hasMonotonicTimers {
             let now = core.monotonicNow()
             while core.lifecycle.isOpen, var due = state.popDue(monotonicNow: now, limit: limit) {
-                fire(due.timer, lateness: due.lateness, wallLateness: nil)
+                fire(core, due.timer, lateness: due.lateness, wallLateness: nil)
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
@@ -113,7 +127,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
         if state.hasWallTimers {
             let now = core.wallNow()
             while core.lifecycle.isOpen, var due = state.popDueWall(wallNow: now, limit: limit) {
-                fire(due.timer, lateness: due.lateness, wallLateness: due.lateness)
+                fire(core, due.timer, lateness: due.lateness, wallLateness: due.lateness)
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
@@ -124,8 +138,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
 
     /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
     /// back into the store at its next grid point.
-    private func fire(_ timer: LoopTimer, lateness: Int64, wallLateness: Int64?) {
-        let core = self.core!
+    private func fire(_ core: LoopCore, _ timer: LoopTimer, lateness: Int64, wallLateness: Int64?) {
         guard timer.isPeriodic else {
             guard ActionLifecycle.claimRun(timer.state) else {
                 core.reporter.disposedBeforeRun()
@@ -158,7 +171,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
 
     /// Shutdown: every pending timer is disposed and never runs; whoever awaits a handler timer
     /// hears that the scheduler cancelled it.
-    func disposeAll() {
+    func disposeAll(_ core: LoopCore) {
         for timer in state.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
             timer.cancelledByScheduler()
             timer.releaseAction()
@@ -168,7 +181,7 @@ final class LoopTimers: LoopPart<LoopTimerStore> {
 
     /// Shrinks the store if nothing is due soon; returns whether the loop is quiet (see
     /// ``LoopTimerStore/giveBackMemory(monotonicNow:wallNow:)``).
-    func giveBackMemory(now: Int64) -> Bool {
+    func giveBackMemory(_ core: LoopCore, now: Int64) -> Bool {
         state.giveBackMemory(monotonicNow: now, wallNow: core.wallNow())
     }
 }
