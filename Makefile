@@ -2,21 +2,27 @@
 #   make run    loopsched's benchmark on the default workloads (release build)
 #   make test   warnings-as-errors build, every test, the fixed-seed cross-check, then the
 #               concurrency suites again under the thread and the address sanitizer
+#               (and the resolution check and the documentation build below)
+# and more:
+#   make check-resolution  what a package depending on this one resolves, per product and trait
+#   make docs     the DocC documentation of every public module, warnings as errors
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
-# and one more:
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
 SWIFT ?= swift
-STRICT := -Xswiftc -warnings-as-errors
+# Every integration trait and the command-line tool's (see Package.swift): the repository's own
+# builds use all of them, always the same set, so the builds share one plan.
+TRAITS := --traits OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
+STRICT := -Xswiftc -warnings-as-errors $(TRAITS)
 # Suites that exercise threads: run again under the sanitizers.
-CONCURRENCY_SUITES := Races|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
+CONCURRENCY_SUITES := Races|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 # The suites of exit tests (#expect(processExitsWith:)), run in a test process of their own: while
 # the parent waits for a child it holds a thread of the pool (one per core), which stalled every
 # other test of the process for as long as the child ran on a loaded machine.
 EXIT_SUITES := CrashTests|LoopSetUpFailureTests
 
-.PHONY: all deps build test test-unit test-tsan test-asan test-stress crosscheck run bench example clean
+.PHONY: all deps build test test-unit test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
 
 all: build
 
@@ -26,7 +32,7 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: test-unit crosscheck test-tsan test-asan
+test: check-resolution test-unit crosscheck docs test-tsan test-asan
 
 test-unit: deps
 	$(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
@@ -47,6 +53,12 @@ test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
 		$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address --filter '$(CONCURRENCY_SUITES)' --skip '$(EXIT_SUITES)'
 
+check-resolution:
+	SWIFT=$(SWIFT) ./scripts/check-resolution.sh
+
+docs: deps
+	SWIFT=$(SWIFT) ./scripts/docs.sh
+
 run: deps
 	$(SWIFT) run $(STRICT) -c release loopsched bench
 
@@ -56,4 +68,4 @@ example: deps
 	SWIFT=$(SWIFT) ./scripts/example.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan Examples/TimeoutServer/.build
+	rm -rf .build .build-tsan .build-asan .build-docs Examples/TimeoutServer/.build

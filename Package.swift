@@ -6,6 +6,34 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Package traits (SwiftPM 6.1+): every integration is off by default, so a package that depends on
+// `Scheduling` or `LoopScheduling` with a plain `.package(url:from:)` line resolves no other package
+// (since SwiftPM 6.2 a dependency used only behind a disabled trait is left out of resolution; test
+// targets' dependencies are never resolved for a dependent). An integration's module is empty
+// unless its trait is enabled. The repository's own builds (`make`) enable them all.
+let integrationTraitNames: Set<String> = ["OpenCombine", "ServiceLifecycle", "Metrics", "Tracing"]
+let integrationTraits: Set<Trait> = [
+    .trait(name: "OpenCombine", description: "SchedulingCombine: any DateScheduler as an OpenCombine Scheduler."),
+    .trait(
+        name: "ServiceLifecycle",
+        description: "SchedulingServiceLifecycle: loops as swift-service-lifecycle services."
+    ),
+    .trait(name: "Metrics", description: "LoopSchedulingMetrics: loop statistics through swift-metrics."),
+    .trait(name: "Tracing", description: "SchedulingTracing: ServiceContext carried from schedule into the action."),
+]
+
+let buildsDocumentationForSPI = Context.environment["SPI_GENERATE_DOCS"] != nil
+let traits: Set<Trait> = integrationTraits.union([
+    .trait(
+        name: "CommandLineTool",
+        description:
+            "The loopsched benchmark and cross-check tool (swift-argument-parser); for this repository's own builds.",
+        enabledTraits: ["Tracing"]
+    ),
+    // The Swift Package Index builds the documentation with every integration in it.
+    .default(enabledTraits: buildsDocumentationForSPI ? integrationTraitNames : Set<String>()),
+])
+
 let package = Package(
     name: "swift-schedulers",
     products: [
@@ -14,16 +42,23 @@ let package = Package(
         .library(name: "SchedulingCombine", targets: ["SchedulingCombine"]),
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
+        .library(name: "SchedulingTracing", targets: ["SchedulingTracing"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
+    traits: traits,
     dependencies: [
+        // loopsched only (trait CommandLineTool).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // The integrations only (DESIGN 9): `Scheduling` and `LoopScheduling` depend on none of these.
+        // The integrations only, each behind its trait (Docs/Design.md §9): `Scheduling` and
+        // `LoopScheduling` depend on none of these.
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        // Test-only: a real client of `SchedulerClock` (debounce, AsyncTimerSequence) in the tests.
+        // `Instrumentation` holds `ServiceContext`; the tests use its `InMemoryTracing` too.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Test-only: swift-log for the service-lifecycle tests' loggers, swift-async-algorithms as a
+        // real client of `SchedulerClock` (debounce, AsyncTimerSequence).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
@@ -38,14 +73,21 @@ let package = Package(
         .target(name: "CProcessStats"),
         .target(
             name: "SchedulingCombine",
-            dependencies: ["Scheduling", .product(name: "OpenCombine", package: "OpenCombine")],
+            dependencies: [
+                "Scheduling",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "SchedulingServiceLifecycle",
             dependencies: [
                 "Scheduling", "LoopScheduling",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])
+                ),
             ],
             swiftSettings: strictSettings
         ),
@@ -53,15 +95,31 @@ let package = Package(
             name: "LoopSchedulingMetrics",
             dependencies: [
                 "Scheduling", "LoopScheduling",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SchedulingTracing",
+            dependencies: [
+                "Scheduling",
+                .product(
+                    name: "Instrumentation",
+                    package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Tracing"])
+                ),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "loopsched",
             dependencies: [
-                "Scheduling", "LoopScheduling", "CProcessStats",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Scheduling", "LoopScheduling", "CProcessStats", "SchedulingTracing",
+                .product(
+                    name: "ArgumentParser",
+                    package: "swift-argument-parser",
+                    condition: .when(traits: ["CommandLineTool"])
+                ),
             ],
             swiftSettings: strictSettings
         ),
@@ -124,6 +182,16 @@ let package = Package(
                 "LoopSchedulingMetrics", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SchedulingTracingTests",
+            dependencies: [
+                "SchedulingTracing", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),

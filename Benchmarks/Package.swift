@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The benchmark suite we steer by: the workloads of DESIGN sections 7 and 8 on LoopScheduler,
+// The benchmark suite we steer by: the workloads of Docs/Design.md §7 and §8 on LoopScheduler,
 // QueueScheduler, SwiftNIO's EventLoop, and raw libuv in C (the floor), measured by
 // ordo-one/benchmark (wall time, CPU, mallocs, peak memory).
 let package = Package(

@@ -10,7 +10,9 @@
 #
 # Fails (non-zero) if timeouts fired differ from slow requests sent (so none of the fast requests
 # timed out), if a slow request did not answer 504 or a fast one answered anything but 2xx, if in
-# `loop` mode the loops' fired timers differ from the timeouts (none in `taskgroup` mode), or if a
+# `loop` mode the loops' fired timers differ from the timeouts (none in `taskgroup` mode), if the
+# server did not log each slow request's 504 with the trace id its `traceparent` header gave (the
+# line is written by a loop: only SchedulingTracing's wrapper carries the id there), or if a
 # server did not shut down cleanly (exit 0 within 20 s of SIGTERM).
 #
 # Environment: SWIFT (swift), EXAMPLE_MODES ("loop taskgroup"), EXAMPLE_DURATION (10s),
@@ -92,6 +94,11 @@ metric() {
     awk -v name="$1" '$1 == name || index($1, name "{") == 1 { sum += $NF } END { printf "%d\n", sum }' "$2"
 }
 
+# The trace id the i-th slow request sends (32 hex digits, never all zero).
+trace_id() {
+    printf '4bf92f3577b34da6%016x' "$1"
+}
+
 kib_to_mib() {
     awk -v kib="$1" 'BEGIN { printf "%.1f MiB", kib / 1024 }'
 }
@@ -143,8 +150,9 @@ run_mode() {
     # The slow requests, one after another, a second into the load.
     (
         sleep 1
-        for _ in $(seq 1 "$slow_requests"); do
-            fetch --output /dev/null --write-out '%{http_code} %{time_total}\n' "$base/slow?ms=200" || echo "000 0"
+        for i in $(seq 1 "$slow_requests"); do
+            fetch --output /dev/null --write-out '%{http_code} %{time_total}\n' \
+                --header "traceparent: 00-$(trace_id "$i")-00f067aa0ba902b7-01" "$base/slow?ms=200" || echo "000 0"
         done
     ) >"$work/$mode.slow" &
     slow_pid=$!
@@ -193,6 +201,13 @@ run_mode() {
     [ "${slow_counted:-0}" -eq "$slow_requests" ] ||
         failures+=("$mode: the server counted ${slow_counted:-0} slow requests, $slow_requests were sent")
     [ -z "$non2xx" ] || failures+=("$mode: $non2xx fast requests answered non-2xx")
+    local traced=0 i
+    for i in $(seq 1 "$slow_requests"); do
+        grep -q "trace_id=$(trace_id "$i") .*504: " "$log" && traced=$((traced + 1))
+    done
+    [ "$traced" -eq "$slow_requests" ] ||
+        failures+=("$mode: $traced of $slow_requests timed-out requests were logged with their trace id")
+
     local expected_timers=0
     [ "$mode" = loop ] && expected_timers="$fired"
     [ "$loop_timers" -eq "$expected_timers" ] ||
@@ -220,4 +235,4 @@ if [ ${#failures[@]} -ne 0 ]; then
     exit 1
 fi
 echo
-echo "OK: every slow request timed out (504) and no fast one did; every server stopped cleanly."
+echo "OK: every slow request timed out (504) and was logged with its trace id, no fast one timed out; every server stopped cleanly."

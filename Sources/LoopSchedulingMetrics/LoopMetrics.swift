@@ -1,8 +1,9 @@
+#if Metrics
 import CoreMetrics
 import LoopScheduling
 import Scheduling
 
-/// Reports what LoopSchedulers do through swift-metrics: a ``LoopSchedulerMetricsDelegate`` to hand
+/// Reports what LoopSchedulers do through swift-metrics: a `LoopSchedulerMetricsDelegate` to hand
 /// to `LoopScheduler(name:metricsDelegate:)` or `LoopSchedulerGroup(count:name:metricsDelegate:)`.
 ///
 /// ```swift
@@ -24,7 +25,7 @@ import Scheduling
 /// | `loop_scheduler_sleep`                     | Timer   | Per iteration that slept, how long it slept in the poll      |
 ///
 /// Choices, and why:
-/// - **Lateness is one sample per iteration, its worst fire** (``LoopIterationInfo/maxLateness``,
+/// - **Lateness is one sample per iteration, its worst fire** (`LoopIterationInfo.maxLateness`,
 ///   recorded only when the iteration fired timers). The loop measures lateness against one clock
 ///   read per iteration, so fires of one iteration share it; the worst is the figure an alert
 ///   wants, and a burst of N fires costs one sample, not N. The distribution is thus of the worst
@@ -97,3 +98,4 @@ public final class LoopMetrics: LoopSchedulerMetricsDelegate {
         registry.withHandles(for: info.loopName) { $0.record(info) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import LoopScheduling
 import Scheduling
@@ -116,3 +117,4 @@ final class LoopMetricsRegistry: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import OpenCombine
 import Scheduling
 
@@ -163,3 +164,4 @@ extension CombineScheduler.SchedulerTimeType {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import OpenCombine
 import Scheduling
 
@@ -15,7 +16,7 @@ import Scheduling
 /// of its own time type, which cannot sit beside the scheduler's `now: Date`.
 ///
 /// - Time is the scheduler's monotonic clock in nanoseconds — the clock its `after:` timers run
-///   on: `CLOCK_MONOTONIC` on real schedulers, virtual time on a ``Scheduling/TestScheduler``, so
+///   on: `CLOCK_MONOTONIC` on real schedulers, virtual time on a `TestScheduler`, so
 ///   OpenCombine's operators run on virtual time there and tests advance it with
 ///   `advance(by:)`. `SchedulerTimeType` is nested in the generic view, so an instant of one
 ///   scheduler kind cannot be handed to another kind's view by mistake. Instants of two
@@ -28,7 +29,7 @@ import Scheduling
 ///
 /// - The view holds `base` strongly, and OpenCombine's operators keep their scheduler in the
 ///   actions they schedule: a pending timer keeps a loop alive (dropping it does not shut it down)
-///   until the timer fires or is cancelled, or ``LoopScheduling/LoopScheduler/shutdown()`` runs.
+///   until the timer fires or is cancelled, or `LoopScheduler.shutdown()` runs.
 ///
 /// To use a scheduler held as `any DateScheduler`, open it in a generic function:
 /// `func view<S: DateScheduler>(_ s: S) -> CombineScheduler<S> { s.combine }`.
@@ -55,7 +56,7 @@ public struct CombineScheduler<Base: DateScheduler>: OpenCombine.Scheduler, Send
     /// Zero: one-shot actions are never run early and tolerance is never needed for them.
     public var minimumTolerance: SchedulerTimeType.Stride { .zero }
 
-    /// Runs `action` on the base scheduler as soon as possible (its ``Scheduling/Scheduler/schedule(_:)``).
+    /// Runs `action` on the base scheduler as soon as possible (its `Scheduler.schedule(_:)`).
     ///
     /// After the base scheduler shut down the action never runs (the scheduler refuses it).
     public func schedule(options: Never?, _ action: @escaping () -> Void) {
@@ -140,3 +141,4 @@ private struct CombineAction: @unchecked Sendable {
         self.run = run
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import LoopScheduling
 import ServiceLifecycle
 
@@ -6,14 +7,14 @@ extension LoopScheduler: Service {
     /// task's cancellation or for the loop to close, then shuts the loop down and returns.
     ///
     /// The loop runs from its creation (on its own thread); `run()` ties its end to the service
-    /// group's lifecycle. When it returns, ``LoopScheduler/shutdown()-swift.method`` has
+    /// group's lifecycle. When it returns, `LoopScheduler.shutdown()` has
     /// completed: every task accepted before shutdown began ran, every timer was disposed without
     /// running, the loop is closed and its thread joined. Scheduling afterwards returns an
     /// already-disposed disposable. Work other services schedule on the loop during the graceful
     /// shutdown still runs until this service's turn comes (a `ServiceGroup` shuts services down
     /// in reverse order: list the loop before the services that use it).
     ///
-    /// A loop shut down by someone else's ``LoopScheduler/shutdown()-swift.method`` while `run()`
+    /// A loop shut down by someone else's `LoopScheduler.shutdown()` while `run()`
     /// waits ends the service too: `run()` returns once that shutdown completed (a `ServiceGroup`
     /// then applies the service's `successTerminationBehavior`, by default ending the group with
     /// `ServiceGroupError.serviceFinishedUnexpectedly`). It returns normally on cancellation too.
@@ -76,3 +77,4 @@ enum ServiceWait {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 /// Thrown by the `run()` of a ``LoopScheduling/LoopScheduler`` or
 /// ``LoopScheduling/LoopSchedulerGroup`` service that was run before (or is running now).
 ///
@@ -18,3 +19,4 @@ public struct ServiceAlreadyRunError: Error, Sendable, Equatable, CustomStringCo
         "\(service).run() was called again: a loop runs as a service once (it shuts down when run() returns)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import LoopScheduling
 
 /// Runs the async workloads after the timer workloads, in an order chosen so that no run disturbs
@@ -45,3 +46,4 @@ struct AsyncBench {
         return samples
     }
 }
+#endif

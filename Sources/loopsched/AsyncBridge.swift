@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -47,3 +48,4 @@ enum AsyncBridge {
         Schedulers.current.map { $0 as AnyObject } === scheduler.map { $0 as AnyObject }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 /// The async workloads' medians: one block per workload, one row per system, since each workload
 /// compares its own systems and a two-column ratio would hide the baselines.
 struct AsyncReport {
@@ -70,3 +71,4 @@ struct AsyncReport {
         return objects
     }
 }
+#endif

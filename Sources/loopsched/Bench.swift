@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import Foundation
 import LoopScheduling
@@ -56,13 +57,22 @@ struct Bench: ParsableCommand {
             full: full,
             driver: driver.kind
         )
+        let tracingBench = TracingBench(
+            workloads: selected.compactMap { if case .tracing(let workload) = $0 { workload } else { nil } },
+            repetitions: repetitions,
+            size: n,
+            driver: driver.kind
+        )
         let conditions = RunConditions(heap: HeapMode.apply(warm: warmHeap), driver: driver)
         let progress = Progress(
             total: timerWorkloads.count * repetitions * BenchTarget.allCases.count + asyncBench.plan.count
+                + tracingBench.runCount
         )
         let samples = try runTimerWorkloads(timerWorkloads, progress: progress)
         let asyncSamples = try asyncBench.run(progress: progress)
+        let tracingSamples = try tracingBench.run(progress: progress)
         progress.finish()
+        let tracingReport = TracingReport(samples: tracingSamples)
         let report = Report(
             workloads: timerWorkloads,
             samples: samples,
@@ -71,9 +81,15 @@ struct Bench: ParsableCommand {
         )
         let asyncReport = AsyncReport(bench: asyncBench, samples: asyncSamples)
         if json {
-            print((report.jsonObjects() + asyncReport.jsonObjects(conditions: conditions)).joined(separator: "\n"))
+            print(
+                (report.jsonObjects() + asyncReport.jsonObjects(conditions: conditions) + tracingReport.jsonObjects())
+                    .joined(separator: "\n")
+            )
         } else {
-            print(report.table() + (asyncSamples.isEmpty ? "" : "\n" + asyncReport.table()))
+            print(
+                report.table() + (asyncSamples.isEmpty ? "" : "\n" + asyncReport.table())
+                    + (tracingSamples.isEmpty ? "" : "\n\n" + tracingReport.table())
+            )
         }
         if let plot {
             try LatencyPlot(samples: samples).svg().write(toFile: plot, atomically: true, encoding: .utf8)
@@ -85,6 +101,11 @@ struct Bench: ParsableCommand {
             }
         }
         failures += asyncSamples.flatMap { workload, bySystem in
+            bySystem.flatMap { system, runs in
+                runs.flatMap(\.failures).map { "\(workload.rawValue) on \(system.displayName): \($0)" }
+            }
+        }
+        failures += tracingSamples.flatMap { workload, bySystem in
             bySystem.flatMap { system, runs in
                 runs.flatMap(\.failures).map { "\(workload.rawValue) on \(system.displayName): \($0)" }
             }
@@ -164,3 +185,4 @@ final class Progress {
         FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 78) + "\r").utf8))
     }
 }
+#endif

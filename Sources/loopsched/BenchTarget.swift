@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import LoopScheduling
 import Scheduling
@@ -94,3 +95,4 @@ final class Slots: Sendable {
     func set(_ index: Int, _ value: Int64) { values.withLock { $0[index] = value } }
     var all: [Int64] { values.withLock { $0 } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import Foundation
 import Scheduling
@@ -82,3 +83,4 @@ struct Crosscheck: ParsableCommand {
         return current
     }
 }
+#endif

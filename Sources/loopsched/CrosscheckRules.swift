@@ -1,6 +1,7 @@
+#if CommandLineTool
 /// A broken rule of the behaviour contract.
 struct Violation: Equatable {
-    /// The rule, as numbered in DESIGN section 4 (and "cross" for a disagreement between schedulers).
+    /// The rule, as numbered in Docs/Design.md §4 (and "cross" for a disagreement between schedulers).
     var rule: String
     var scheduler: String
     var detail: String
@@ -130,3 +131,4 @@ func crossViolations(_ script: Script, _ traces: [CheckedScheduler: Trace]) -> [
     }
     return found
 }
+#endif

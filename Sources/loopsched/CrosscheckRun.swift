@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -259,3 +260,4 @@ private actor PinnedActor {
         body()
     }
 }
+#endif

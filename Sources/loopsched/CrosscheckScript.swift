@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Scheduling
 
 /// One step of a cross-check script. Ids are the op's index in the script.
@@ -110,3 +111,4 @@ struct Script {
         ops.enumerated().map { "  #\($0.offset): \($0.element.description)" }.joined(separator: "\n")
     }
 }
+#endif

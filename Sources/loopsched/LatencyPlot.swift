@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Foundation
 
 /// The lateness distributions of both schedulers as an SVG chart: one cumulative distribution per
@@ -92,3 +93,4 @@ struct LatencyPlot {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 
 @main
@@ -10,3 +11,4 @@ struct LoopSched: ParsableCommand {
         defaultSubcommand: Bench.self
     )
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import CProcessStats
 import Foundation
 import Scheduling
@@ -57,3 +58,4 @@ func median(_ values: [Double]) -> Double {
     let middle = sorted.count / 2
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
+#endif

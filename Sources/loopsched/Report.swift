@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Foundation
 
 /// Medians of every metric, laid out as a table or as JSON.
@@ -107,3 +108,4 @@ struct Report {
         value.isFinite ? String(value) : "null"
     }
 }
+#endif

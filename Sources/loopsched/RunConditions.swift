@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import LoopScheduling
 
@@ -58,3 +59,4 @@ struct RunConditions {
         "\"heap\": \"\(heap.rawValue)\", \"driver\": \"\(driver.rawValue)\""
     }
 }
+#endif

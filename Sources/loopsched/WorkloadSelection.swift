@@ -1,13 +1,16 @@
+#if CommandLineTool
 import ArgumentParser
 
-/// A `--workload` value. The timer workloads (DESIGN §7) and the async ones (§8) compare different
+/// A `--workload` value. The timer workloads (Docs/Design.md §7) and the async ones (§8) compare different
 /// systems and report different figures, so they are two types; one option selects from both.
 enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
     case timers(Workload)
     case async(AsyncWorkload)
+    case tracing(TracingWorkload)
 
     static var allCases: [WorkloadSelection] {
         Workload.allCases.map(Self.timers) + AsyncWorkload.allCases.map(Self.async)
+            + TracingWorkload.allCases.map(Self.tracing)
     }
 
     init?(argument: String) {
@@ -15,6 +18,8 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
             self = .timers(workload)
         } else if let workload = AsyncWorkload(rawValue: argument) {
             self = .async(workload)
+        } else if let workload = TracingWorkload(rawValue: argument) {
+            self = .tracing(workload)
         } else {
             return nil
         }
@@ -24,6 +29,7 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         switch self {
         case .timers(let workload): workload.rawValue
         case .async(let workload): workload.rawValue
+        case .tracing(let workload): workload.rawValue
         }
     }
 
@@ -31,8 +37,10 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         switch self {
         case .timers(let workload): workload.summary
         case .async(let workload): workload.summary
+        case .tracing(let workload): workload.summary
         }
     }
 
     static var allValueStrings: [String] { allCases.map(\.name) }
 }
+#endif

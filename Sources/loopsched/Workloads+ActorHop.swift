@@ -1,3 +1,4 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
@@ -84,7 +85,7 @@ protocol HopTarget: Actor {
     func hop() -> Int
 }
 
-/// An actor whose executor is a scheduler (DESIGN §8.1): every call from elsewhere is a job on it.
+/// An actor whose executor is a scheduler (Docs/Design.md §8.1): every call from elsewhere is a job on it.
 actor PinnedCounter<Executor: SerialExecutor>: HopTarget {
     private let executor: Executor
     private var calls = 0
@@ -110,3 +111,4 @@ actor PlainCounter: HopTarget {
         return calls
     }
 }
+#endif

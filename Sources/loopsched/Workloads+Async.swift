@@ -1,7 +1,8 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
-/// The Swift-concurrency workloads of DESIGN section 8: what an actor, a sleep and a timeout cost
+/// The Swift-concurrency workloads of Docs/Design.md §8: what an actor, a sleep and a timeout cost
 /// on each scheduler, next to what Swift offers without one. Each compares its own set of systems,
 /// so they are reported per system rather than as a Loop/Queue ratio.
 enum AsyncWorkload: String, CaseIterable, Codable {
@@ -9,7 +10,7 @@ enum AsyncWorkload: String, CaseIterable, Codable {
     case sleepCancel = "sleep-cancel"
     case timeout
 
-    /// The size at which the figures are quoted (DESIGN §8, issue 8): `--full`.
+    /// The size at which the figures are quoted (Docs/Design.md §8, issue 8): `--full`.
     var fullSize: Int {
         switch self {
         case .actorHop, .timeout: 1_000_000
@@ -113,3 +114,4 @@ enum AsyncSystem: String, CaseIterable, Codable {
         self == .taskSleep || self == .continuousClock || self == .taskGroupRace
     }
 }
+#endif

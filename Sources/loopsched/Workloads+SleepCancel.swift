@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Foundation
 import LoopScheduling
 import Scheduling
@@ -99,3 +100,4 @@ extension AsyncWorkload {
         return sample
     }
 }
+#endif

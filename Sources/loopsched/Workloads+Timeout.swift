@@ -1,7 +1,8 @@
+#if CommandLineTool
 import LoopScheduling
 import Scheduling
 
-/// `timeout`: a deadline per request, nearly all of them met (DESIGN §8.5). The baseline is what
+/// `timeout`: a deadline per request, nearly all of them met (Docs/Design.md §8.5). The baseline is what
 /// people write without a scheduler: a task group racing the operation against `Task.sleep`. Its
 /// cancelled sleep stays queued until its deadline, which the held-memory figure shows.
 extension AsyncWorkload {
@@ -99,3 +100,4 @@ func raceTaskSleep<T: Sendable>(
         return first
     }
 }
+#endif

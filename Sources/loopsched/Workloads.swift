@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Dispatch
 import Foundation
 import Scheduling
@@ -13,7 +14,7 @@ struct Sample: Sendable {
     var failures: [String] = []
 }
 
-/// The workloads of DESIGN section 7.
+/// The workloads of Docs/Design.md §7.
 enum Workload: String, CaseIterable, Codable {
     case submitCross = "submit-cross"
     case submitOnloop = "submit-onloop"
@@ -272,3 +273,4 @@ enum Workload: String, CaseIterable, Codable {
         return sample
     }
 }
+#endif

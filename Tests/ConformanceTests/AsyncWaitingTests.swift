@@ -15,7 +15,7 @@ private actor Counter {
 }
 
 extension Conformance {
-    /// Rule 11: async waiting on every date scheduler (DESIGN §8.3–8.6), through the default
+    /// Rule 11: async waiting on every date scheduler (Docs/Design.md §8.3–8.6), through the default
     /// handler timers where a scheduler has no override.
     @Suite("11. Async waiting", .timeLimit(.minutes(2)))
     struct AsyncWaiting {

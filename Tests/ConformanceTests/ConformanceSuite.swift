@@ -1,6 +1,6 @@
 import Testing
 
-/// The behaviour contract of `DESIGN.md` section 4, checked against every scheduler.
+/// The behaviour contract of `Docs/Design.md` §4, checked against every scheduler.
 ///
 /// | rule | Immediate | Queue | Concurrent | Subscription | Test | Loop (4 kinds) |
 /// |---|---|---|---|---|---|---|

@@ -5,7 +5,7 @@ import LoopSchedulingTestSupport
 import Testing
 
 /// Programmer errors stop the program with a message naming the method, the parameter and the
-/// value (DESIGN 4.9). Each runs in a child process.
+/// value (Docs/Design.md §4.9). Each runs in a child process.
 @Suite("Crash tests", .serialized)
 struct CrashTests {
     static func expectMessage(_ result: ExitTest.Result?, contains text: String) {

@@ -35,7 +35,7 @@ private func onGenericExecutor(_ scheduler: any Scheduler) async -> Bool {
 }
 
 extension Conformance {
-    /// Rule 10: schedulers as executors (DESIGN §8.1, §8.2).
+    /// Rule 10: schedulers as executors (Docs/Design.md §8.1, §8.2).
     @Suite("10. Executors", .timeLimit(.minutes(2)))
     struct Executors {
         @Test("An actor pinned to the scheduler runs every method as the scheduler's work", arguments: SchedulerKind.serialExecutors)

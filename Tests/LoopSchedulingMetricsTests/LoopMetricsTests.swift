@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import Dispatch
 import Foundation
@@ -134,3 +135,4 @@ struct LoopMetricsTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import LoopScheduling
 import LoopSchedulingTestSupport
@@ -31,3 +32,4 @@ struct MetricsReadmeExamples {
         await loops.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import CoreMetrics
 import Dispatch
 import LoopScheduling
@@ -62,3 +63,4 @@ func made(by factory: TestMetrics) -> [(label: String, dimensions: [(String, Str
         + factory.recorders.map { ($0.label, $0.dimensions) }
         + factory.timers.map { ($0.label, $0.dimensions) }
 }
+#endif

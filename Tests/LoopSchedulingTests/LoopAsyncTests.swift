@@ -7,7 +7,7 @@ import Testing
 
 @testable import LoopScheduling
 
-/// The async layer on the loop (DESIGN §8.3–8.5): what only a scheduler that shuts down can show.
+/// The async layer on the loop (Docs/Design.md §8.3–8.5): what only a scheduler that shuts down can show.
 @Suite("LoopScheduler async waiting")
 struct LoopAsyncTests {
     @Test("A sleep pending when the loop shuts down throws CancellationError; one begun after throws at once")

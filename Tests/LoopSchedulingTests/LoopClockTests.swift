@@ -8,7 +8,7 @@ import Testing
 @testable import LoopScheduling
 
 /// A real client of `SchedulerClock` on a loop: swift-async-algorithms' own operators, run on the
-/// loop's timers (DESIGN §8.6).
+/// loop's timers (Docs/Design.md §8.6).
 @Suite("swift-async-algorithms on a loop's clock")
 struct LoopClockTests {
     @Test("AsyncTimerSequence on loop.clock: every element on its grid point or later, never early")

@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import LoopScheduling
 import LoopSchedulingTestSupport
@@ -171,3 +172,4 @@ struct LoopOperatorTests {
         }
     }
 }
+#endif

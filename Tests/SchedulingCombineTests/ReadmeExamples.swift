@@ -1,3 +1,4 @@
+#if OpenCombine
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -42,3 +43,4 @@ struct CombineReadmeExamples {
         await loop.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import OpenCombine
 import Scheduling
@@ -134,3 +135,4 @@ struct CombineCrashTests {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import LoopSchedulingTestSupport
 import OpenCombine
@@ -37,3 +38,4 @@ enum Outcome: Sendable, Equatable {
 
 /// Nanoseconds of seconds, for readable expectations.
 func ns(_ seconds: Double) -> Int64 { Int64((seconds * 1e9).rounded()) }
+#endif

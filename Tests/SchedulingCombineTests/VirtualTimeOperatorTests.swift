@@ -1,3 +1,4 @@
+#if OpenCombine
 import Foundation
 import OpenCombine
 import Scheduling
@@ -195,3 +196,4 @@ struct VirtualTimeOperatorTests {
         #expect(recorder.values == [1])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import Foundation
 import LoopScheduling
 import LoopSchedulingTestSupport
@@ -143,3 +144,4 @@ struct LoopServiceTests {
         for probe in probes { Self.expectShutDown(probe) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import Foundation
 import LoopScheduling
 import Logging
@@ -54,3 +55,4 @@ struct ServiceReadmeExamples {
         for loop in loops.schedulers { #expect(refusesWork(loop)) }
     }
 }
+#endif

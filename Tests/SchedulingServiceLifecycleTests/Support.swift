@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import Dispatch
 import Foundation
 import LoopScheduling
@@ -82,3 +83,4 @@ final class Signal: Sendable {
         for await _ in stream {}
     }
 }
+#endif

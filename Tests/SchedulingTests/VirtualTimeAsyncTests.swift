@@ -19,7 +19,7 @@ private actor VirtualCounter {
     }
 }
 
-/// Rule 12: one virtual time for callbacks and async code (DESIGN §8.7). Every expectation is
+/// Rule 12: one virtual time for callbacks and async code (Docs/Design.md §8.7). Every expectation is
 /// checked right after `advance` returns: no yields, no waiting, no polling — a task that prefers
 /// the test scheduler and awaits only it has run as far as virtual time allows.
 @Suite("One virtual time (rule 12)")

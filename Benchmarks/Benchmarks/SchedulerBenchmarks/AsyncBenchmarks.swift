@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import Scheduling
 
-// The async workloads of DESIGN section 8, mirroring `loopsched bench`'s actor-hop, sleep-cancel
+// The async workloads of Docs/Design.md §8, mirroring `loopsched bench`'s actor-hop, sleep-cancel
 // and timeout, plus SwiftNIO's event loop as an actor's executor.
 
 /// What an async benchmark runs on.

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Scheduling
 
-// The async workloads of DESIGN section 8, as `loopsched bench` runs them (Sources/loopsched/
+// The async workloads of Docs/Design.md §8, as `loopsched bench` runs them (Sources/loopsched/
 // Workloads+*.swift): the same counts, the same callers, the same order of events. Each runs
 // synchronously on the benchmark's own thread, which blocks on the tasks it starts: it is not a
 // cooperative thread, so blocking it takes nothing from the executors under measurement.

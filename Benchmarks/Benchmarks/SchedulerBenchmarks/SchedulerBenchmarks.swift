@@ -4,7 +4,7 @@ import Dispatch
 import Scheduling
 import Synchronization
 
-// The seven workloads of DESIGN section 7 on four systems: LoopScheduler, QueueScheduler (Dispatch),
+// The seven workloads of Docs/Design.md §7 on four systems: LoopScheduler, QueueScheduler (Dispatch),
 // SwiftNIO's EventLoop, and the raw-libuv C floor; the timer workloads also on LoopScheduler with its
 // uv_timer driver (the only one off Linux). The async workloads of section 8 are in AsyncBenchmarks. Wall time, CPU and mallocs come from the
 // framework; workload-specific figures (ns per schedule, lateness percentiles, bytes per timer)

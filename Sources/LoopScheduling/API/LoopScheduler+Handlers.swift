@@ -7,7 +7,7 @@ import Scheduling
 /// calls ``SchedulerTimerHandler/timerCancelledByScheduler()``, so an `await` on it is never left
 /// suspended.
 extension LoopScheduler {
-    /// See ``DateScheduler/schedule(_:leeway:handler:)``. `leeway` lets the wake-up coalesce with
+    /// See `DateScheduler.schedule(_:leeway:handler:)`. `leeway` lets the wake-up coalesce with
     /// another within it; a lone timer still fires at its deadline.
     @discardableResult
     public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
@@ -22,7 +22,7 @@ extension LoopScheduler {
         return core.scheduleTimer(timer)
     }
 
-    /// See ``DateScheduler/schedule(_:handler:)``. When the loop shuts down, the handler hears
+    /// See `DateScheduler.schedule(_:handler:)`. When the loop shuts down, the handler hears
     /// `timerCancelledByScheduler()` (how a tick sequence ends).
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {

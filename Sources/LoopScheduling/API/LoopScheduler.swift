@@ -2,7 +2,7 @@ import Foundation
 import Scheduling
 import Synchronization
 
-/// A serial ``DateScheduler`` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
+/// A serial `DateScheduler` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
 /// and wall-clock `at:`) and fixed-rate periodic timers, with the same contract as the Dispatch
 /// schedulers, cheaper and more precise.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 /// ```
 ///
 /// Three ways to run it: on its own thread (``init(name:)``), on the caller's thread until
-/// ``shutdown()`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
+/// ``shutdown()-3x23v`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
 ///
 /// - Work from other threads goes through one lock into a queue. A task or job wakes the loop
 ///   unless a wake-up is already pending; a timer due no earlier than the loop's armed wake-up,
@@ -27,9 +27,9 @@ import Synchronization
 ///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. A timer never starts
 ///   early. Disposing a timer on the loop thread frees its slot and closure at once; from another
 ///   thread the closure at once and the slot at the loop's next look at its queue (within 10 ms).
-/// - Dropping the last reference shuts the loop down, as ``shutdown()`` does. Tasks still queued
-///   then run during that shutdown with ``Schedulers/current`` nil: the scheduler no longer exists
-///   to be returned. Hold a reference until ``shutdown()`` returns if tasks rely on it.
+/// - Dropping the last reference shuts the loop down, as ``shutdown()-3x23v`` does. Tasks still queued
+///   then run during that shutdown with `Schedulers.current` nil: the scheduler no longer exists
+///   to be returned. Hold a reference until ``shutdown()-3x23v`` returns if tasks rely on it.
 public final class LoopScheduler: DateScheduler {
     /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
     public let name: String
@@ -69,13 +69,13 @@ public final class LoopScheduler: DateScheduler {
     /// thread stops the program with a message naming the scheduler. The current scheduler is set
     /// around every action the scheduler runs, and only then: a host's own callbacks on the loop
     /// thread do not see it as current. The scheduler's handles keep `uv_run` from returning until
-    /// ``shutdown()``, which closes only the scheduler's own handles, never the host's loop.
+    /// ``shutdown()-3x23v``, which closes only the scheduler's own handles, never the host's loop.
     ///
-    /// ``shutdown()`` (or dropping the last reference) on the host's thread, outside the scheduler's
+    /// ``shutdown()-3x23v`` (or dropping the last reference) on the host's thread, outside the scheduler's
     /// actions, before or after the host's first `uv_run`, runs the accepted tasks, disposes every
     /// timer and starts closing the handles at once, then returns: it never waits for the loop it
     /// is on. The host's next `uv_run` runs the close callbacks and returns once nothing else of its
-    /// own is active; `uv_loop_close` then succeeds. From another thread, ``shutdown()`` waits until
+    /// own is active; `uv_loop_close` then succeeds. From another thread, ``shutdown()-3x23v`` waits until
     /// the host's loop has processed the closing, so the host must keep running it until then.
     ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
@@ -86,7 +86,7 @@ public final class LoopScheduler: DateScheduler {
         try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
     }
 
-    /// Runs a loop on the calling thread until ``shutdown()``: for a server's main thread.
+    /// Runs a loop on the calling thread until ``shutdown()-3x23v``: for a server's main thread.
     ///
     /// `body` runs first, on this thread, with the scheduler current: schedule the first work there
     /// and keep the scheduler (or a way to shut it down) where it is needed. The call returns after
@@ -163,7 +163,7 @@ public final class LoopScheduler: DateScheduler {
     /// same loop iteration; from another thread it runs in the loop's next iteration.
     ///
     /// - Returns: a disposable; disposing it before the action starts guarantees it never starts.
-    ///   After ``shutdown()`` began, an already-disposed disposable, and the action never runs.
+    ///   After ``shutdown()-3x23v`` began, an already-disposed disposable, and the action never runs.
     /// - Note: `dispose()` races with the start of the action on the loop thread: it promises only
     ///   that an action which has not started will not start.
     @discardableResult
@@ -191,7 +191,7 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: action))
     }
 
-    /// See ``DateScheduler/schedule(_:_:)``: a wall-clock start follows the wall clock (stepped
+    /// See `DateScheduler.schedule(_:_:)`: a wall-clock start follows the wall clock (stepped
     /// clocks included), the grid after it the monotonic clock. A sub-millisecond interval stays
     /// periodic; ticks never run back to back to catch up.
     @discardableResult
@@ -199,7 +199,7 @@ public final class LoopScheduler: DateScheduler {
         core.scheduleTimer(periodicTimer(schedule) { _ in action() })
     }
 
-    /// Like ``DateScheduler/schedule(after:repeatingEvery:leeway:_:)``, and tells each tick how
+    /// Like `DateScheduler.schedule(after:repeatingEvery:leeway:_:)`, and tells each tick how
     /// many grid points were skipped just before it because the loop fell behind (0 when on time).
     @discardableResult
     public func schedule(
@@ -246,7 +246,7 @@ public final class LoopScheduler: DateScheduler {
     /// On a loop thread it never blocks: on this loop's thread (from inside an action) it completes
     /// after the current batch of actions, without waiting for itself; on another loop's thread it
     /// begins the shutdown and returns, since waiting there could deadlock two loops that shut
-    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()``).
+    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()-7fdug``).
     /// Await ``shutdown()-swift.method`` or call it from a plain thread to know it finished.
     ///
     /// - Note: a pending timer whose closure captures its own scheduler keeps the scheduler alive,

@@ -57,7 +57,7 @@ public final class LoopSchedulerGroup: Sendable {
         schedulers[cursor.next() % schedulers.count]
     }
 
-    /// Shuts every loop down (see ``LoopScheduler/shutdown()``): begins all the shutdowns, so the
+    /// Shuts every loop down (see ``LoopScheduler/shutdown()-3x23v``): begins all the shutdowns, so the
     /// loops drain in parallel, then waits for each. Called on one of the group's loop threads (or
     /// any loop's) it begins them all and returns without waiting, so two loops of a group that both
     /// call it cannot deadlock.
@@ -67,7 +67,7 @@ public final class LoopSchedulerGroup: Sendable {
     }
 
     /// Shuts every loop down without blocking the calling task's thread (see
-    /// ``LoopScheduler/shutdown()-swift.method``).
+    /// ``LoopScheduler/shutdown()-7hnw``).
     public func shutdown() async {
         for scheduler in schedulers { scheduler.core.beginShutdown() }
         for scheduler in schedulers { await scheduler.shutdown() }

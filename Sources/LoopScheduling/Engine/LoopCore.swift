@@ -47,7 +47,7 @@ final class LoopCore: @unchecked Sendable {
     let recycler: LoopEntryRecycler
     let reporter: LoopReporter
     private(set) var handles: UVHandles!
-    /// Runs jobs enqueued after the loop closed (DESIGN §8.2): no task is ever stranded. It makes
+    /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded. It makes
     /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
     let fallback = FallbackExecutor()
     /// The public object as the task executor that task jobs run on, on the loop and on the

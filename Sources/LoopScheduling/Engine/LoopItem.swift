@@ -4,7 +4,7 @@ import Scheduling
 /// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
 ///
 /// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
-/// allocates nothing of ours (DESIGN §8.1).
+/// allocates nothing of ours (Docs/Design.md §8.1).
 enum LoopItem {
     /// A task to run, or a timer (`isTimer`) to insert into the timer store.
     case work(LoopWork)

@@ -111,7 +111,7 @@ final class RemoteQueue: @unchecked Sendable {
     // MARK: Intake
 
     /// Whether the loop takes `item` now: tasks and timers while it is open; jobs also while it
-    /// drains, since no task may be stranded (DESIGN §8.2) — after that they go to the fallback.
+    /// drains, since no task may be stranded (Docs/Design.md §8.2) — after that they go to the fallback.
     @inline(__always)
     func accepts(_ item: LoopItem) -> Bool {
         switch item {

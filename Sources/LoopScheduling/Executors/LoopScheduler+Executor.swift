@@ -1,6 +1,6 @@
 import Scheduling
 
-/// Swift concurrency on the loop: actors pinned to it and tasks that prefer it (DESIGN §8.1).
+/// Swift concurrency on the loop: actors pinned to it and tasks that prefer it (Docs/Design.md §8.1).
 ///
 /// ```swift
 /// actor Connection {
@@ -15,7 +15,7 @@ import Scheduling
 /// set to the scheduler, so rule 4.2 holds inside actor methods. The queues hold the job itself:
 /// enqueueing allocates nothing of ours. A job enqueued after shutdown began still runs: on the
 /// loop while it drains, afterwards on a serial fallback queue, one at a time, in FIFO order, with
-/// `Schedulers.current` nil (DESIGN §8.2).
+/// `Schedulers.current` nil (Docs/Design.md §8.2).
 ///
 /// Two executors, one FIFO: the scheduler itself is the task executor, and
 /// ``asUnownedSerialExecutor()`` hands actors a separate executor object of the loop. Both protocols

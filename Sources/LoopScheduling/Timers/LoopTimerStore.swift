@@ -1,7 +1,7 @@
 import Scheduling
 
 /// Every timer of one LoopScheduler and all the arithmetic about them: a loop-confined value,
-/// unit-tested without a loop (DESIGN §5.4, §5.7).
+/// unit-tested without a loop (Docs/Design.md §5.4, §5.7).
 ///
 /// A timer's whole path, in order:
 ///

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 extension DateScheduler {
-    /// Suspends the calling task for `duration` on this scheduler's timer (DESIGN §8.3).
+    /// Suspends the calling task for `duration` on this scheduler's timer (Docs/Design.md §8.3).
     ///
     /// It never resumes early (rule 4.4: no earlier than `duration` after the call, by the
     /// scheduler's monotonic clock, virtual on ``TestScheduler``), and up to `leeway` late. Only the
@@ -24,7 +24,7 @@ extension DateScheduler {
         try await SchedulerSleep.sleep { schedule(after: duration, leeway: leeway, handler: $0) }
     }
 
-    /// Suspends the calling task until the scheduler's wall clock reaches `date` (``now``, virtual
+    /// Suspends the calling task until the scheduler's wall clock reaches `date` (``DateScheduler/now``, virtual
     /// on ``TestScheduler``); never earlier, up to `leeway` later. A past date resumes as soon as
     /// possible. Cancellation and shutdown as in ``sleep(for:leeway:)``.
     ///

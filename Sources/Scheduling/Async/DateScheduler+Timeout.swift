@@ -1,7 +1,7 @@
 import Foundation
 
 extension DateScheduler {
-    /// Runs `operation` with a deadline on this scheduler's timer (DESIGN §8.5): the
+    /// Runs `operation` with a deadline on this scheduler's timer (Docs/Design.md §8.5): the
     /// "timeout per request, nearly all cancelled" pattern.
     ///
     /// ```swift

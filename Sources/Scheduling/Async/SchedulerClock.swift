@@ -1,13 +1,13 @@
 import Foundation
 
 extension DateScheduler {
-    /// This scheduler as a Swift `Clock` (DESIGN §8.6), so code generic over
+    /// This scheduler as a Swift `Clock` (Docs/Design.md §8.6), so code generic over
     /// `some Clock<Duration>` (swift-async-algorithms' `debounce`, `throttle`,
     /// `AsyncTimerSequence`, a connection pool) runs on its timers, or on virtual time on a
     /// ``TestScheduler``.
     ///
     /// It is a view rather than a conformance: `Clock` requires a `now` of its own instant type,
-    /// which cannot sit beside ``now`` (a `Date`) on the scheduler.
+    /// which cannot sit beside ``DateScheduler/now`` (a `Date`) on the scheduler.
     public var clock: SchedulerClock<Self> { SchedulerClock(self) }
 }
 

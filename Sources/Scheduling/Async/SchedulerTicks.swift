@@ -2,7 +2,7 @@ import Foundation
 
 extension DateScheduler {
     /// The ticks of a fixed-rate periodic timer on this scheduler, as an async sequence of tick
-    /// indices (DESIGN §8.4).
+    /// indices (Docs/Design.md §8.4).
     ///
     /// ```swift
     /// for await tick in loop.ticks(every: .seconds(1)) {

@@ -1,7 +1,7 @@
 import Synchronization
 
 extension Scheduler {
-    /// The default recursion: every run goes through ``schedule(_:)``.
+    /// The default recursion: every run goes through ``Scheduler/schedule(_:)``.
     @discardableResult
     public func scheduleRecursive(
         _ action: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Swift concurrency on the queue: actors pinned to it and tasks that prefer it (DESIGN §8.1).
+/// Swift concurrency on the queue: actors pinned to it and tasks that prefer it (Docs/Design.md §8.1).
 ///
 /// ```swift
 /// actor Cache {

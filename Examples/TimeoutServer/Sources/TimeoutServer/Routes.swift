@@ -1,5 +1,6 @@
 import CoreMetrics
 import Hummingbird
+import Instrumentation
 import NIOCore
 
 /// The deadlines the routes run under.
@@ -42,22 +43,13 @@ func makeRouter(
 
     router.get("/slow") { request, _ -> Response in
         slowRequests.increment()
-        guard
-            let text = request.uri.queryParameters["ms"], let milliseconds = Int(text),
-            (0...maximumSlowMilliseconds).contains(milliseconds)
-        else {
-            return Response(status: .badRequest)
+        // The request's trace: its id in the ServiceContext, as tracing middleware would set it.
+        var context = ServiceContext.current ?? .topLevel
+        let header = request.headers.first { $0.name.canonicalName == "traceparent" }
+        context.traceID = traceID(fromTraceparent: header?.value)
+        return try await ServiceContext.withValue(context) {
+            try await slowResponse(to: request, timeouts: timeouts, deadline: deadlines.slow)
         }
-        let slept = try await timeouts.run(within: deadlines.slow) {
-            try await Task.sleep(for: .milliseconds(milliseconds))
-            return milliseconds
-        }
-        guard let slept else { return Response(status: .gatewayTimeout) }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/plain; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: "slept \(slept) ms\n"))
-        )
     }
 
     router.get("/metrics") { _, _ -> Response in
@@ -68,6 +60,30 @@ func makeRouter(
         )
     }
     return router
+}
+
+/// `/slow?ms=N`: sleeps N ms under `deadline`; 200 if it woke first, 504 if not, 400 for a bad N.
+private func slowResponse(
+    to request: Request,
+    timeouts: RequestTimeouts,
+    deadline: Duration
+) async throws -> Response {
+    guard
+        let text = request.uri.queryParameters["ms"], let milliseconds = Int(text),
+        (0...maximumSlowMilliseconds).contains(milliseconds)
+    else {
+        return Response(status: .badRequest)
+    }
+    let slept = try await timeouts.run(within: deadline) {
+        try await Task.sleep(for: .milliseconds(milliseconds))
+        return milliseconds
+    }
+    guard let slept else { return Response(status: .gatewayTimeout) }
+    return Response(
+        status: .ok,
+        headers: [.contentType: "text/plain; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(string: "slept \(slept) ms\n"))
+    )
 }
 
 /// The body of `/`.

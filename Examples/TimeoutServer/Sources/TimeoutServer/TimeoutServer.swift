@@ -49,7 +49,8 @@ struct TimeoutServer: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "TimeoutServer")
+        // Every line written in a request's ServiceContext carries its trace id.
+        var logger = Logger(label: "TimeoutServer", metadataProvider: .traceID)
         logger.logLevel = logLevel
         logger[metadataKey: "timeouts"] = "\(timeouts.rawValue)"
 
@@ -60,7 +61,7 @@ struct TimeoutServer: AsyncParsableCommand {
 
         let loopGroup = try LoopSchedulerGroup(count: loops, name: "timeouts", metricsDelegate: LoopMetrics())
         let router = makeRouter(
-            timeouts: RequestTimeouts(mode: timeouts, loops: loopGroup, fired: fired),
+            timeouts: RequestTimeouts(mode: timeouts, loops: loopGroup, fired: fired, logger: logger),
             deadlines: RouteTimeouts(
                 fast: .milliseconds(timeoutMilliseconds),
                 slow: .milliseconds(slowTimeoutMilliseconds)
