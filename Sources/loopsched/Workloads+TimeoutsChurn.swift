@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Scheduling
 import Synchronization
 
@@ -53,3 +54,4 @@ extension Workload {
         return sample
     }
 }
+#endif
