@@ -32,11 +32,29 @@ extension Conformance {
         func deadlineOrder(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let log = Recorder<Int>(harness)
+                // Each deadline lies between the clock read just before its schedule call and the
+                // one just after, plus its delay: a loaded machine may spread the calls, so the
+                // order promised is the deadlines', not the delays'.
+                var windows: [Int: ClosedRange<Int64>] = [:]
+                let firstCall = harness.monotonicNow()
                 for delay in [50, 10, 40, 20, 30] {
+                    let before = harness.monotonicNow()
                     harness.dateScheduler.schedule(after: .milliseconds(delay)) { log.append(delay) }
+                    let after = harness.monotonicNow()
+                    let offset = Int64(delay) * 1_000_000
+                    windows[delay] = (before + offset)...(after + offset)
                 }
                 #expect(await log.wait(for: 5))
-                #expect(log.all == [10, 20, 30, 40, 50])
+                let started = log.all
+                #expect(started.sorted() == [10, 20, 30, 40, 50])
+                for (earlier, later) in zip(started, started.dropFirst()) {
+                    // A timer may start after another only if its deadline can be the later one.
+                    #expect(windows[later]!.upperBound >= windows[earlier]!.lowerBound, "\(later) ms was due before \(earlier) ms")
+                }
+                if windows[30]!.upperBound - 30_000_000 - firstCall < 10_000_000 {
+                    // All five calls within one 10 ms step: the delays' order is the deadlines'.
+                    #expect(started == [10, 20, 30, 40, 50])
+                }
             }
         }
 

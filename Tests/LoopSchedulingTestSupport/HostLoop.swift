@@ -21,10 +21,16 @@ public final class HostLoop: Sendable {
         _ setUp: @escaping @Sendable (UnsafeMutableRawPointer) throws -> Result
     ) async throws -> (HostLoop, Result) {
         let host = HostLoop()
-        let result = try await withCheckedThrowingContinuation { continuation in
-            host.launch(name: name) { loop in continuation.resume(with: Swift.Result { try setUp(loop) }) }
+        // Handed over through a lock as well as the continuation: the thread sanitizer sees the
+        // lock, so what the host thread built (the scheduler) is visibly published to the test.
+        let outcome = LockedValue<Swift.Result<Result, any Error>?>(nil)
+        await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
+            host.launch(name: name) { loop in
+                outcome.withLock { $0 = Swift.Result { try setUp(loop) } }
+                ready.resume()
+            }
         }
-        return (host, result)
+        return (host, try outcome.withLock { $0! }.get())
     }
 
     /// ``start(name:_:)`` that blocks until `setUp` returned: for exit tests' children, whose main

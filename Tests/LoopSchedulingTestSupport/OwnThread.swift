@@ -1,4 +1,5 @@
 import Foundation
+import Scheduling
 
 /// Runs `body` on a thread made for it and suspends until it returns: how a test runs what must
 /// block by its nature (a synchronous `shutdown()`, `LoopScheduler.run`, `concurrentPerform`, a
@@ -7,11 +8,18 @@ public func onOwnThread<Result: Sendable>(
     name: String = "test.blocking",
     _ body: @escaping @Sendable () throws -> Result
 ) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Swift.Result { try body() }) }
+    // Handed over through a lock as well as the continuation, so the thread sanitizer sees what
+    // the thread wrote published to the test.
+    let outcome = LockedValue<Swift.Result<Result, any Error>?>(nil)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            outcome.withLock { $0 = Swift.Result { try body() } }
+            done.resume()
+        }
         thread.name = name
         thread.start()
     }
+    return try outcome.withLock { $0! }.get()
 }
 
 /// ``onOwnThread(name:_:)`` for a body that does not throw.
@@ -19,9 +27,14 @@ public func onOwnThread<Result: Sendable>(
     name: String = "test.blocking",
     _ body: @escaping @Sendable () -> Result
 ) async -> Result {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
+    let outcome = LockedValue<Result?>(nil)
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let thread = Thread {
+            outcome.withLock { $0 = body() }
+            done.resume()
+        }
         thread.name = name
         thread.start()
     }
+    return outcome.withLock { $0! }
 }

@@ -223,8 +223,8 @@ struct LoopLifecycleTests {
             let done = Atomic<Int>(0)
             for _ in 0..<10 { loop.schedule { done.add(1, ordering: .relaxed) } }
             for _ in 0..<5 { loop.schedule(after: .milliseconds(1)) { done.add(1, ordering: .relaxed) } }
-            loop.schedule(after: .seconds(60)) {}.dispose()
-            let pending = loop.schedule(after: .seconds(60)) {}
+            loop.schedule(after: .seconds(3600)) {}.dispose()
+            let pending = loop.schedule(after: .seconds(3600)) {}
             #expect(await eventually { done.load(ordering: .relaxed) == 15 })
             _ = await onLoop(loop) { 0 }
             #expect(await eventually { loop.statistics.timersFired == 5 && loop.statistics.disposedBeforeRun == 1 })

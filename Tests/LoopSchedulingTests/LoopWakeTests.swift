@@ -47,7 +47,7 @@ struct LoopWakeTests {
     func coveredItemsWakeOncePerFlush(driver: TimerDriverKind) async throws {
         let (loop, counter) = try Self.makeLoop("wake-later", driver: driver)
         await shuttingDown(loop) {
-            let armed = loop.schedule(after: .seconds(20)) {}
+            let armed = loop.schedule(after: .seconds(3600)) {}
             defer { armed.dispose() }
             #expect(await eventually { loop.statistics.timersPending == 1 })
             await Self.settle(loop, counter)
@@ -72,7 +72,7 @@ struct LoopWakeTests {
                 }
                 return (kept, Nanoseconds.monotonicNow())
             }
-            // Nothing else wakes the loop before the 20 s timer: only its flushing files these.
+            // Nothing else wakes the loop before the hour-long timer: only its flushing files these.
             #expect(await eventually(timeout: .seconds(10)) { loop.statistics.timersPending == 51 })
             let filed = Nanoseconds.monotonicNow()
             let iterations = counter.value - before
@@ -81,7 +81,7 @@ struct LoopWakeTests {
             let intervals = Int((lastDispose - start) / LoopCore.flushInterval)
             #expect(iterations <= intervals + 8, "\(iterations) loop iterations over \(intervals) flush intervals")
             #expect(iterations < 250)
-            // Generous against the 10 ms interval on a loaded machine, and far below the armed 20 s.
+            // Generous against the 10 ms interval on a loaded machine, and far below the armed hour.
             #expect(filed - lastDispose < 2_000_000_000, "filed \((filed - lastDispose) / 1_000_000) ms after the last dispose")
             // Flushing stops once nothing comes: the loop blocks until its next deadline again.
             await Self.settle(loop, counter)
@@ -97,7 +97,7 @@ struct LoopWakeTests {
         let (loop, counter) = try Self.makeLoop("wake-earlier", driver: driver)
         await shuttingDown(loop) {
             let armedFired = Atomic<Bool>(false)
-            let armed = loop.schedule(after: .seconds(20)) { armedFired.store(true, ordering: .relaxed) }
+            let armed = loop.schedule(after: .seconds(3600)) { armedFired.store(true, ordering: .relaxed) }
             defer { armed.dispose() }
             #expect(await eventually { loop.statistics.timersPending == 1 })
             for round in 0..<10 {
@@ -115,7 +115,7 @@ struct LoopWakeTests {
                         firedAt.store(Nanoseconds.monotonicNow(), ordering: .relaxed)
                     }
                 }
-                // Generous: a timer that waited for the armed wake-up would be 20 s late.
+                // Generous: a timer that waited for the armed wake-up would be an hour late.
                 #expect(await eventually(timeout: .seconds(10)) { firedAt.load(ordering: .relaxed) != 0 }, "round \(round)")
                 let elapsed = firedAt.load(ordering: .relaxed) - start
                 if round % 2 == 0 { #expect(elapsed >= delay, "round \(round) fired \(delay - elapsed) ns early") }

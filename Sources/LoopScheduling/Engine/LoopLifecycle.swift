@@ -96,33 +96,18 @@ struct LoopLifecycle: ~Copyable {
 
     /// Blocks the calling thread until the state is `closed`.
     func waitUntilClosed() {
-        waiters.condition.lock()
-        while state != .closed { waiters.condition.wait() }
-        waiters.condition.unlock()
+        waiters.wait { state == .closed }
     }
 
     /// Calls `body` once the state is `closed`: at once if it is, otherwise from the thread that
     /// closes the loop (which must not block in it).
     func whenClosed(_ body: @escaping @Sendable () -> Void) {
-        waiters.condition.lock()
-        if state == .closed {
-            waiters.condition.unlock()
-            body()
-            return
-        }
-        waiters.callbacks.append(body)
-        waiters.condition.unlock()
+        waiters.notify(body) { state == .closed }
     }
 
     /// The transition to `closed`, under the waiters' lock, then the callbacks outside it.
     private func close(from expected: State, _ name: StaticString) {
-        waiters.condition.lock()
-        transition(from: expected, to: .closed, name)
-        let callbacks = waiters.callbacks
-        waiters.callbacks = []
-        waiters.condition.broadcast()
-        waiters.condition.unlock()
-        for callback in callbacks { callback() }
+        waiters.release { transition(from: expected, to: .closed, name) }
     }
 
     private func transition(from expected: State, to next: State, _ name: StaticString) {
@@ -139,9 +124,39 @@ struct LoopLifecycle: ~Copyable {
     }
 }
 
-/// The threads and callbacks waiting for a lifecycle to reach `closed`.
-// `callbacks` is only touched with `condition` locked.
+/// The threads and callbacks waiting for a lifecycle to reach `closed`. Whether it has is the
+/// lifecycle's state itself, read under this lock, which the transition to `closed` takes.
+// `callbacks` is only touched with `condition` locked, inside these methods.
 private final class Waiters: @unchecked Sendable {
-    let condition = NSCondition()
-    var callbacks: [@Sendable () -> Void] = []
+    private let condition = NSCondition()
+    private var callbacks: [@Sendable () -> Void] = []
+
+    /// Runs `transition` (to `closed`) under the lock, wakes the blocked threads, then runs the
+    /// callbacks outside the lock.
+    func release(_ transition: () -> Void) {
+        condition.lock()
+        transition()
+        let callbacks = self.callbacks
+        self.callbacks = []
+        condition.broadcast()
+        condition.unlock()
+        for callback in callbacks { callback() }
+    }
+
+    func wait(until isClosed: () -> Bool) {
+        condition.lock()
+        while !isClosed() { condition.wait() }
+        condition.unlock()
+    }
+
+    func notify(_ body: @escaping @Sendable () -> Void, unless isClosed: () -> Bool) {
+        condition.lock()
+        if isClosed() {
+            condition.unlock()
+            body()
+            return
+        }
+        callbacks.append(body)
+        condition.unlock()
+    }
 }
