@@ -45,10 +45,6 @@ final class LoopBatchRunner: LoopPart {
     /// The most batch rounds one callback runs before letting the loop poll for I/O again.
     static let roundsPerCallback = 64
 
-    override init(loopThread: LoopThreadIdentity) {
-        super.init(loopThread: loopThread)
-    }
-
     var inBatch: Bool { state.inBatch }
 
     /// Queues work scheduled on the loop thread; outside a batch the idle handle keeps the loop

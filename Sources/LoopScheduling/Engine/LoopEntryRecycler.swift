@@ -32,10 +32,6 @@ final class LoopEntryRecycler: LoopPart {
     /// bytes of buffer, 4 KiB of entries): giving them back would only cost reallocations.
     static let keptAtRest = 64
 
-    override init(loopThread: LoopThreadIdentity) {
-        super.init(loopThread: loopThread)
-    }
-
     /// On the loop thread: a task entry for `action`, a spare one when there is one.
     @inline(__always)
     func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {

@@ -31,10 +31,6 @@ final class LoopTimers: LoopPart {
         }
     }
 
-    override init(loopThread: LoopThreadIdentity) {
-        super.init(loopThread: loopThread)
-    }
-
     var count: Int { state.count }
     /// The monotonic time the driver is armed for: for the tests.
     var armedDeadline: Int64? { state.armedDeadline }
