@@ -52,7 +52,7 @@ test-unit: deps
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
 # prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
 test-stress: deps
-	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" ./scripts/test-stress.sh
+	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" ./scripts/test-stress.sh
 
 crosscheck: deps
 	$(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200

@@ -23,9 +23,9 @@ trap 'stop_spinners' EXIT
 # Build first, without the load, so the runs measure the tests and not the compiler.
 for suite in $SUITES; do
     case "$suite" in
-        unit) swift build -Xswiftc -warnings-as-errors --build-tests >/dev/null || exit 1 ;;
-        tsan) swift build -Xswiftc -warnings-as-errors --build-tests --scratch-path .build-tsan --sanitize=thread >/dev/null || exit 1 ;;
-        asan) swift build -Xswiftc -warnings-as-errors --build-tests --scratch-path .build-asan --sanitize=address >/dev/null || exit 1 ;;
+        unit) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests >/dev/null || exit 1 ;;
+        tsan) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests --scratch-path .build-tsan --sanitize=thread >/dev/null || exit 1 ;;
+        asan) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests --scratch-path .build-asan --sanitize=address >/dev/null || exit 1 ;;
         *) echo "unknown suite: $suite (unit, tsan, asan)" >&2; exit 2 ;;
     esac
 done
