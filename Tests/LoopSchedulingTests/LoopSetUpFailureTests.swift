@@ -25,7 +25,7 @@ struct LoopSetUpFailureTests {
                 // Warm up: one full start and shutdown, so lazily made process-wide resources (the
                 // pthread keys, Dispatch's threads) are in the baseline.
                 try! LoopScheduler(name: "warm", clock: SystemClock(), driver: driver).shutdown()
-                let baseline = ResourceCounts.now()
+                let baseline = ResourceCounts.afterDispatchIsUp()
                 for step in LoopSetUpStep.allCases where step.applies(to: driver, mode: .ownThread) {
                     do {
                         _ = try LoopScheduler(
@@ -62,7 +62,7 @@ struct LoopSetUpFailureTests {
             let (warmHost, warm) = try! HostLoop.start(name: "warm-host") { try LoopScheduler(adopting: $0) }
             warm.shutdown()
             check(warmHost.waitUntilFinished() == 0, "the warm-up host loop did not close")
-            let baseline = ResourceCounts.now()
+            let baseline = ResourceCounts.afterDispatchIsUp()
             for step in LoopSetUpStep.allCases where step.applies(to: .preferred, mode: .adopted) {
                 // The host creates the scheduler before running its loop, as hosts do; the loop then
                 // runs the close callbacks of what the failed set-up opened, and ends.
@@ -95,7 +95,7 @@ struct LoopSetUpFailureTests {
         let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             try! LoopScheduler(name: "warm").shutdown()
-            let baseline = ResourceCounts.now()
+            let baseline = ResourceCounts.afterDispatchIsUp()
             for _ in 0..<3 {
                 do {
                     _ = try LoopScheduler(name: "nothread", clock: SystemClock(), faults: LoopSetUpFaults(failing: .thread))
@@ -116,7 +116,7 @@ struct LoopSetUpFailureTests {
             startWatchdog()
             try! LoopScheduler(name: "warm").shutdown()
             try! LoopSchedulerGroup(count: 1).shutdown()
-            let baseline = ResourceCounts.now()
+            let baseline = ResourceCounts.afterDispatchIsUp()
             var limit = rlimit()
             getrlimit(RLIMIT_NOFILE_VALUE, &limit)
             let original = limit
@@ -167,6 +167,20 @@ struct ResourceCounts: Equatable, CustomStringConvertible {
     }
 
     var description: String { "\(fds) fds, \(threads) threads" }
+}
+
+extension ResourceCounts {
+    /// The counts once libdispatch's own process-wide state exists. In an exit test's child,
+    /// Dispatch already runs, but sets up its timer manager (an epoll, an eventfd, a timerfd)
+    /// lazily, at its first timer, which the test runtime may start after a baseline taken too
+    /// early (seen once under load): a timer fired here first puts those in the baseline. (What a
+    /// scheduler costs a process that never touched Dispatch is `LoopProcessLimitTests`' part.)
+    static func afterDispatchIsUp() -> ResourceCounts {
+        let fired = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { fired.signal() }
+        fired.wait()
+        return now()
+    }
 }
 
 /// Whether the counts come back to `baseline` (or below: Dispatch may retire an idle worker)
