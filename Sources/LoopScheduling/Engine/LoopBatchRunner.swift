@@ -8,19 +8,12 @@ import Scheduling
 /// Its state is the loop-side queue buffers: the local queue (work scheduled on the loop thread,
 /// run after the current action, in the same iteration), the spare buffer the remote queue swaps
 /// with, and whether a batch is running.
-final class LoopBatchRunner: LoopPart {
-    // Loop-confined (see LoopPart).
-    @exclusivity(unchecked) private var _state = Queues()
+final class LoopBatchRunner {
+    // Loop-confined, never across user code (see LoopConfined).
+    @exclusivity(unchecked) private var state: LoopConfined<Queues>
 
-    private var state: Queues {
-        _read {
-            assertConfined()
-            yield _state
-        }
-        _modify {
-            assertConfined()
-            yield &_state
-        }
+    init(loopThread: LoopThreadIdentity) {
+        state = LoopConfined(Queues(), loopThread: loopThread)
     }
 
     struct Queues {
@@ -45,14 +38,14 @@ final class LoopBatchRunner: LoopPart {
     /// The most batch rounds one callback runs before letting the loop poll for I/O again.
     static let roundsPerCallback = 64
 
-    var inBatch: Bool { state.inBatch }
+    var inBatch: Bool { state.value.inBatch }
 
     /// Queues work scheduled on the loop thread; outside a batch the idle handle keeps the loop
     /// from blocking before it runs.
     @inline(__always)
     func enqueueLocal(_ core: LoopCore, _ item: LoopItem) {
-        state.localItems.append(item)
-        if !state.inBatch { core.handles.startIdle() }
+        state.value.localItems.append(item)
+        if !state.value.inBatch { core.handles.startIdle() }
     }
 
     // MARK: Batches
@@ -61,14 +54,14 @@ final class LoopBatchRunner: LoopPart {
     /// runs only while loop-local work waits. (The callback's owner, ``LoopCore``, checks the
     /// lifecycle before and after, and drains for shutdown.)
     func runBatchOnCallback(_ core: LoopCore) {
-        guard !state.inBatch else { return }
+        guard !state.value.inBatch else { return }
         core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
         if core.mode == .adopted {
             LoopThreadMarker.whileRunning { runBatch(core) }
         } else {
             runBatch(core)
         }
-        if state.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
+        if state.value.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
     }
 
     private func runBatch(_ core: LoopCore) {
@@ -92,21 +85,21 @@ final class LoopBatchRunner: LoopPart {
         var closed = false
         while !closed {
             while runRemoteItems(core) || runLocalItems(core) {}
-            closed = core.remote.closeIntake(localQueueIsEmpty: state.localItems.isEmpty)
+            closed = core.remote.closeIntake(localQueueIsEmpty: state.value.localItems.isEmpty)
         }
         leaveBatch(saved)
     }
 
     @inline(__always)
     private func enterBatch(_ core: LoopCore) -> CurrentScheduler.Saved {
-        state.inBatch = true
+        state.value.inBatch = true
         return CurrentScheduler.enterBatch(core.currentBox)
     }
 
     @inline(__always)
     private func leaveBatch(_ saved: CurrentScheduler.Saved) {
         CurrentScheduler.leaveBatch(saved)
-        state.inBatch = false
+        state.value.inBatch = false
     }
 
     /// Runs or files what other threads queued, in their order: tasks and jobs run right from the
@@ -126,9 +119,9 @@ final class LoopBatchRunner: LoopPart {
     func runRemoteItems(_ core: LoopCore, lockFree: Bool = false) -> Bool {
         if lockFree, !core.remote.mayHaveItems { return false }
         var items: [LoopItem] = []
-        swap(&items, &state.batch)
-        state.remoteCapacity = items.capacity
-        if core.remote.take(into: &items) { state.flushSoon = true }
+        swap(&items, &state.value.batch)
+        state.value.remoteCapacity = items.capacity
+        if core.remote.take(into: &items) { state.value.flushSoon = true }
         let didWork = !items.isEmpty
         core.recycler.noteRound(items.count)
         for item in items {
@@ -148,16 +141,16 @@ final class LoopBatchRunner: LoopPart {
             }
         }
         core.recycler.recycle(&items)
-        state.batch = items
+        state.value.batch = items
         return didWork
     }
 
     /// Runs the work queued on the loop so far; what it schedules runs in the next round.
     func runLocalItems(_ core: LoopCore) -> Bool {
-        guard !state.localItems.isEmpty else { return false }
+        guard !state.value.localItems.isEmpty else { return false }
         var items: [LoopItem] = []
-        swap(&items, &state.spareItems)
-        swap(&items, &state.localItems)
+        swap(&items, &state.value.spareItems)
+        swap(&items, &state.value.localItems)
         core.recycler.noteRound(items.count)
         for item in items {
             switch item {
@@ -169,7 +162,7 @@ final class LoopBatchRunner: LoopPart {
             }
         }
         core.recycler.recycle(&items)
-        state.spareItems = items
+        state.value.spareItems = items
         return true
     }
 
@@ -203,8 +196,8 @@ final class LoopBatchRunner: LoopPart {
 
     /// Whether the last batch took items that had waited without a wake-up; clears the request.
     func takeFlushRequest() -> Bool {
-        defer { state.flushSoon = false }
-        return state.flushSoon
+        defer { state.value.flushSoon = false }
+        return state.value.flushSoon
     }
 
     /// Hands the spare buffer to `take` (one of the queue's takes of what waited without a
@@ -212,11 +205,11 @@ final class LoopBatchRunner: LoopPart {
     /// no user code. Returns whether it took anything.
     func fileDeferred(_ core: LoopCore, takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
         var items: [LoopItem] = []
-        swap(&items, &state.batch)
+        swap(&items, &state.value.batch)
         let handedOver = items.capacity
         let took = take(&items)
         if took {
-            state.remoteCapacity = handedOver
+            state.value.remoteCapacity = handedOver
             core.recycler.noteRound(items.count)
             for item in items {
                 switch item {
@@ -231,7 +224,7 @@ final class LoopBatchRunner: LoopPart {
             }
             items.removeAll(keepingCapacity: items.capacity <= 65_536)
         }
-        state.batch = items
+        state.value.batch = items
         return took
     }
 
@@ -251,15 +244,15 @@ final class LoopBatchRunner: LoopPart {
     /// their demand.
     func giveBackMemory(_ core: LoopCore) {
         let keep = core.recycler.keep
-        if state.batch.capacity > keep { state.batch = [] }
-        if state.remoteCapacity > keep { state.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }
+        if state.value.batch.capacity > keep { state.value.batch = [] }
+        if state.value.remoteCapacity > keep { state.value.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }
         guard core.recycler.didWork else { return }
-        if state.spareItems.capacity > keep { state.spareItems = [] }
-        if state.localItems.isEmpty && state.localItems.capacity > keep { state.localItems = [] }
+        if state.value.spareItems.capacity > keep { state.value.spareItems = [] }
+        if state.value.localItems.isEmpty && state.value.localItems.capacity > keep { state.value.localItems = [] }
     }
 
     /// Buffer capacities: for the memory tests.
     var bufferCapacities: (batch: Int, local: Int, spare: Int) {
-        (state.batch.capacity, state.localItems.capacity, state.spareItems.capacity)
+        (state.value.batch.capacity, state.value.localItems.capacity, state.value.spareItems.capacity)
     }
 }

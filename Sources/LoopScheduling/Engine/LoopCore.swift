@@ -18,7 +18,7 @@ package enum LoopMode: Sendable {
 /// The engine behind a LoopScheduler: owned by the loop, held by the public object.
 ///
 /// The hub that wires its parts together and owns the libuv callbacks, the submit path and the
-/// shutdown sequence. The parts, each with its own loop-confined state (``LoopPart``):
+/// shutdown sequence. The parts, each with its own loop-confined state (``LoopConfined``):
 ///
 /// - ``RemoteQueue``: the intake from other threads, the lifecycle and the wake-up, under one lock;
 /// - ``LoopBatchRunner``: runs tasks, jobs and due timers in batches;

@@ -3,19 +3,12 @@ import Scheduling
 /// Task and timer entries whose run ended while only the loop held them (the caller had dropped
 /// its disposable, as most do), kept for the next `schedule` on the loop thread instead of a
 /// `malloc` and a `free` per action; and the demand that decides how much a quiet loop keeps.
-final class LoopEntryRecycler: LoopPart {
-    // Loop-confined (see LoopPart).
-    @exclusivity(unchecked) private var _state = Spares()
+final class LoopEntryRecycler {
+    // Loop-confined, never across user code (see LoopConfined).
+    @exclusivity(unchecked) private var state: LoopConfined<Spares>
 
-    private var state: Spares {
-        _read {
-            assertConfined()
-            yield _state
-        }
-        _modify {
-            assertConfined()
-            yield &_state
-        }
+    init(loopThread: LoopThreadIdentity) {
+        state = LoopConfined(Spares(), loopThread: loopThread)
     }
 
     struct Spares {
@@ -35,7 +28,7 @@ final class LoopEntryRecycler: LoopPart {
     /// On the loop thread: a task entry for `action`, a spare one when there is one.
     @inline(__always)
     func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {
-        if let spare = state.tasks.popLast() {
+        if let spare = state.value.tasks.popLast() {
             spare.action = action
             return spare
         }
@@ -45,7 +38,7 @@ final class LoopEntryRecycler: LoopPart {
     /// On the loop thread: a one-shot timer entry, a spare one when there is one.
     @inline(__always)
     func timer(_ core: LoopCore, deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
-        if let spare = state.timers.popLast() {
+        if let spare = state.value.timers.popLast() {
             spare.deadline = deadline
             spare.isWall = isWall
             spare.action = action
@@ -56,7 +49,7 @@ final class LoopEntryRecycler: LoopPart {
 
     @inline(__always)
     func noteRound(_ handled: Int) {
-        if handled > state.busiestRound { state.busiestRound = handled }
+        if handled > state.value.busiestRound { state.value.busiestRound = handled }
     }
 
     /// Empties a processed queue buffer, keeping the task entries only the loop still holds.
@@ -64,12 +57,12 @@ final class LoopEntryRecycler: LoopPart {
     func recycle(_ items: inout [LoopItem]) {
         while let item = items.popLast() {
             guard case .work(var entry) = consume item, !entry.isTimer,
-                state.tasks.count < Self.limit,
+                state.value.tasks.count < Self.limit,
                 Self.isOnlyReference(&entry)
             else { continue }
             // Its run ended (or it was disposed): nobody else can see it any more.
             entry.state.store(ActionLifecycle.pending, ordering: .relaxed)
-            state.tasks.append(entry)
+            state.value.tasks.append(entry)
         }
         if items.capacity > 65_536 { items = [] }
     }
@@ -77,9 +70,9 @@ final class LoopEntryRecycler: LoopPart {
     /// Keeps a fired one-shot timer that only the loop still holds.
     @inline(__always)
     func recycle(_ timer: inout LoopTimer) {
-        guard !timer.isPeriodic, state.timers.count < Self.limit, Self.isOnlyReference(&timer) else { return }
+        guard !timer.isPeriodic, state.value.timers.count < Self.limit, Self.isOnlyReference(&timer) else { return }
         timer.state.store(ActionLifecycle.pending, ordering: .relaxed)
-        state.timers.append(timer)
+        state.value.timers.append(timer)
     }
 
     /// Whether `entry` is referenced by nothing but `entry`: no other strong reference, and no weak
@@ -92,33 +85,33 @@ final class LoopEntryRecycler: LoopPart {
 
     /// What a quiet loop keeps of a buffer or spare list: far beyond this iteration's busiest round
     /// (more than four times it, and more than ``keptAtRest``) goes back to the allocator.
-    var keep: Int { max(Self.keptAtRest, 4 * state.busiestRound) }
+    var keep: Int { max(Self.keptAtRest, 4 * state.value.busiestRound) }
 
     /// Whether the iteration handled any work: one that did none (the wake-up right after a burst
     /// its batch served, or a host's own I/O on an adopted loop) says nothing about demand.
-    var didWork: Bool { state.busiestRound > 0 }
+    var didWork: Bool { state.value.busiestRound > 0 }
 
     /// Once the loop is quiet and this iteration did some work: drops spare lists beyond ``keep``.
     func giveBackMemory() {
         let keep = self.keep
         guard didWork else { return }
-        if state.tasks.capacity > keep { state.tasks = [] }
-        if state.timers.capacity > keep { state.timers = [] }
+        if state.value.tasks.capacity > keep { state.value.tasks = [] }
+        if state.value.timers.capacity > keep { state.value.timers = [] }
     }
 
     /// A new iteration: its busiest round starts at zero.
     func startIteration() {
-        state.busiestRound = 0
+        state.value.busiestRound = 0
     }
 
     /// After the last close callback: spare timers point back at the core; dropping them breaks
     /// that cycle.
     func dropAll() {
-        state = Spares()
+        state.value = Spares()
     }
 
     /// Spare entries held: for tests.
-    var spareCounts: (tasks: Int, timers: Int) { (state.tasks.count, state.timers.count) }
-    var spareCapacities: (tasks: Int, timers: Int) { (state.tasks.capacity, state.timers.capacity) }
-    var spareTaskIdentities: [ObjectIdentifier] { state.tasks.map(ObjectIdentifier.init) }
+    var spareCounts: (tasks: Int, timers: Int) { (state.value.tasks.count, state.value.timers.count) }
+    var spareCapacities: (tasks: Int, timers: Int) { (state.value.tasks.capacity, state.value.timers.capacity) }
+    var spareTaskIdentities: [ObjectIdentifier] { state.value.tasks.map(ObjectIdentifier.init) }
 }

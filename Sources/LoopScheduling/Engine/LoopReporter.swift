@@ -3,20 +3,9 @@ import Scheduling
 /// The loop's counters: kept as plain integers on the loop thread, published to other threads
 /// (``PublishedStatistics``) at the end of every batch and iteration, and handed to the metrics
 /// delegate once per iteration.
-final class LoopReporter: LoopPart {
-    // Loop-confined (see LoopPart).
-    @exclusivity(unchecked) private var _state = State()
-
-    private var state: State {
-        _read {
-            assertConfined()
-            yield _state
-        }
-        _modify {
-            assertConfined()
-            yield &_state
-        }
-    }
+final class LoopReporter {
+    // Loop-confined, never across user code (see LoopConfined).
+    @exclusivity(unchecked) private var state: LoopConfined<State>
 
     /// The loop's own counters: plain integers, loop-confined.
     struct Counts {
@@ -51,46 +40,46 @@ final class LoopReporter: LoopPart {
 
     init(delegate: (any LoopSchedulerMetricsDelegate)?, loopThread: LoopThreadIdentity) {
         self.delegate = delegate
-        super.init(loopThread: loopThread)
+        state = LoopConfined(State(), loopThread: loopThread)
     }
 
-    @inline(__always) func taskRan() { state.counts.tasksRun += 1 }
+    @inline(__always) func taskRan() { state.value.counts.tasksRun += 1 }
 
-    @inline(__always) func disposedBeforeRun() { state.counts.disposedBeforeRun += 1 }
+    @inline(__always) func disposedBeforeRun() { state.value.counts.disposedBeforeRun += 1 }
 
     @inline(__always)
     func timerFired(lateness: Int64) {
-        state.counts.timersFired += 1
-        state.counts.recentLateness = lateness
-        if lateness > state.counts.maxLateness { state.counts.maxLateness = lateness }
+        state.value.counts.timersFired += 1
+        state.value.counts.recentLateness = lateness
+        if lateness > state.value.counts.maxLateness { state.value.counts.maxLateness = lateness }
         if delegate != nil {
-            state.iteration.maxLateness = max(state.iteration.maxLateness, lateness)
-            state.iteration.totalLateness = Nanoseconds.adding(state.iteration.totalLateness, lateness)
+            state.value.iteration.maxLateness = max(state.value.iteration.maxLateness, lateness)
+            state.value.iteration.totalLateness = Nanoseconds.adding(state.value.iteration.totalLateness, lateness)
         }
     }
 
-    func iterationBegan() { state.counts.loopIterations += 1 }
+    func iterationBegan() { state.value.counts.loopIterations += 1 }
 
     /// The first callback after the poll: when the loop woke, for the delegate's sleep time.
     @inline(__always)
     func loopWoke(atLoopMillis millis: @autoclosure () -> UInt64) {
-        if delegate != nil && state.iteration.wakeMillis == nil { state.iteration.wakeMillis = millis() }
+        if delegate != nil && state.value.iteration.wakeMillis == nil { state.value.iteration.wakeMillis = millis() }
     }
 
     func publish(timersPending: Int) {
-        state.counts.timersPending = timersPending
-        published.publish(state.counts)
+        state.value.counts.timersPending = timersPending
+        published.publish(state.value.counts)
     }
 
     /// Loop iterations so far: for tests.
-    var loopIterations: Int { state.counts.loopIterations }
+    var loopIterations: Int { state.value.counts.loopIterations }
 
     /// At the end of an iteration (`now` is the prepare callback's clock read): hands the figures
     /// to the delegate, outside any access to the counters, and starts counting anew.
     func iterationEnded(now: Int64, loopName: String, timersPending: Int) {
         guard let delegate else { return }
-        let counts = state.counts
-        let iteration = state.iteration
+        let counts = state.value.counts
+        let iteration = state.value.iteration
         var sleep: Duration?
         if let wake = iteration.wakeMillis, let previous = iteration.previousEnd {
             let wakeNanoseconds = Int64(clamping: wake) &* 1_000_000
@@ -108,7 +97,7 @@ final class LoopReporter: LoopPart {
             maxLateness: .nanoseconds(iteration.maxLateness),
             totalLateness: .nanoseconds(iteration.totalLateness)
         )
-        state.iteration = Iteration(previousEnd: now, atStart: counts)
+        state.value.iteration = Iteration(previousEnd: now, atStart: counts)
         delegate.loopIterationDidEnd(info)
     }
 }

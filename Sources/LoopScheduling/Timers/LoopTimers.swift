@@ -16,26 +16,19 @@ import Scheduling
 /// 4. **Fire or cancel.** The driver's callback (``UVHandles``) calls ``LoopCore/timerFired()``,
 ///    whose batch runs ``fireDue()``; a disposed timer leaves through ``remove(_:)``, at once on
 ///    the loop thread, or when the loop next looks at its queue.
-final class LoopTimers: LoopPart {
-    // Loop-confined (see LoopPart).
-    @exclusivity(unchecked) private var _state = LoopTimerStore()
+final class LoopTimers {
+    // Loop-confined, never across user code (see LoopConfined).
+    @exclusivity(unchecked) private var state: LoopConfined<LoopTimerStore>
 
-    private var state: LoopTimerStore {
-        _read {
-            assertConfined()
-            yield _state
-        }
-        _modify {
-            assertConfined()
-            yield &_state
-        }
+    init(loopThread: LoopThreadIdentity) {
+        state = LoopConfined(LoopTimerStore(), loopThread: loopThread)
     }
 
-    var count: Int { state.count }
+    var count: Int { state.value.count }
     /// The monotonic time the driver is armed for: for the tests.
-    var armedDeadline: Int64? { state.armedDeadline }
+    var armedDeadline: Int64? { state.value.armedDeadline }
     /// Slots the store holds allocated: for the memory tests.
-    var slotCapacity: Int { state.slotCapacity }
+    var slotCapacity: Int { state.value.slotCapacity }
 
     // MARK: File and remove
 
@@ -46,26 +39,26 @@ final class LoopTimers: LoopPart {
         if timer.isDisposed {
             core.reporter.disposedBeforeRun()
         } else {
-            state.insert(timer)
+            state.value.insert(timer)
         }
     }
 
     /// A disposed timer leaves the store, if it is there (it may have fired, or been skipped).
     @inline(__always)
     func remove(_ core: LoopCore, _ timer: LoopTimer) {
-        if state.remove(timer) { core.reporter.disposedBeforeRun() }
+        if state.value.remove(timer) { core.reporter.disposedBeforeRun() }
     }
 
     // MARK: Wake
 
     /// The driver fired: nothing is armed any more.
     func driverFired() {
-        state.driverFired()
+        state.value.driverFired()
     }
 
     /// The wall clock was stepped: the next arming starts from the new reading.
     func wallClockChanged() {
-        state.wallClockChanged()
+        state.value.wallClockChanged()
     }
 
     /// Arms the driver, then publishes the promise that lets timers and cancellations from other
@@ -79,7 +72,7 @@ final class LoopTimers: LoopPart {
         let flush = core.runner.takeFlushRequest()
         for _ in 0..<LoopCore.promiseAttempts {
             let flushBy = flush ? Nanoseconds.adding(now, LoopCore.flushInterval) : nil
-            switch state.nextWake(monotonicNow: now, wallNow: core.wallNow(), flushBy: flushBy) {
+            switch state.value.nextWake(monotonicNow: now, wallNow: core.wallNow(), flushBy: flushBy) {
             case .keep: break
             case .runNow:
                 // Not blocking: the idle callback takes the queue, so the loop stays awake.
@@ -89,7 +82,7 @@ final class LoopTimers: LoopPart {
             }
             // With `flushBy`, the arming is at or before it (`nextWake`).
             let promise = RemoteQueue.LoopPromise(
-                armedDeadline: state.armedDeadline ?? .max,
+                armedDeadline: state.value.armedDeadline ?? .max,
                 isFlushing: flushBy != nil
             )
             guard core.runner.fileDeferred(core, takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else {
@@ -110,19 +103,19 @@ final class LoopTimers: LoopPart {
     func fireDue(_ core: LoopCore) -> Bool {
         // Once shutdown began no timer starts, due or not: shutdown disposes them all.
         guard core.lifecycle.isOpen else { return false }
-        let limit = state.nextSequence
+        let limit = state.value.nextSequence
         var fired = 0
-        if state.hasMonotonicTimers {
+        if state.value.hasMonotonicTimers {
             let now = core.monotonicNow()
-            while core.lifecycle.isOpen, var due = state.popDue(monotonicNow: now, limit: limit) {
+            while core.lifecycle.isOpen, var due = state.value.popDue(monotonicNow: now, limit: limit) {
                 fire(core, due.timer, lateness: due.lateness, wallLateness: nil)
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
         }
-        if state.hasWallTimers {
+        if state.value.hasWallTimers {
             let now = core.wallNow()
-            while core.lifecycle.isOpen, var due = state.popDueWall(wallNow: now, limit: limit) {
+            while core.lifecycle.isOpen, var due = state.value.popDueWall(wallNow: now, limit: limit) {
                 fire(core, due.timer, lateness: due.lateness, wallLateness: due.lateness)
                 core.recycler.recycle(&due.timer)
                 fired += 1
@@ -157,7 +150,7 @@ final class LoopTimers: LoopPart {
         periodic.tick?(periodic.missedTicks)
         if ActionLifecycle.endTick(periodic.state) {
             // Also when shutdown began during the tick: the final drain disposes it with the rest.
-            state.reinsertAfterTick(periodic, monotonicNow: core.monotonicNow())
+            state.value.reinsertAfterTick(periodic, monotonicNow: core.monotonicNow())
         } else {
             periodic.releaseAction()
         }
@@ -168,7 +161,7 @@ final class LoopTimers: LoopPart {
     /// Shutdown: every pending timer is disposed and never runs; whoever awaits a handler timer
     /// hears that the scheduler cancelled it.
     func disposeAll(_ core: LoopCore) {
-        for timer in state.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
+        for timer in state.value.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
             timer.cancelledByScheduler()
             timer.releaseAction()
             core.reporter.disposedBeforeRun()
@@ -178,6 +171,6 @@ final class LoopTimers: LoopPart {
     /// Shrinks the store if nothing is due soon; returns whether the loop is quiet (see
     /// ``LoopTimerStore/giveBackMemory(monotonicNow:wallNow:)``).
     func giveBackMemory(_ core: LoopCore, now: Int64) -> Bool {
-        state.giveBackMemory(monotonicNow: now, wallNow: core.wallNow())
+        state.value.giveBackMemory(monotonicNow: now, wallNow: core.wallNow())
     }
 }
