@@ -28,6 +28,7 @@ PRIMITIVES = [
     r"\.shutdown\(\)",  # LoopScheduler.shutdown() joins the loop thread; awaited, it suspends
     r"concurrentPerform",
     r"waitUntilFinished\(",
+    r"\.waitUntilClosed\(\)",  # LoopLifecycle's blocks; the schedulers' is async and awaited
     r"LoopScheduler\.run\(",
     r"\buv_run\b",
 ]

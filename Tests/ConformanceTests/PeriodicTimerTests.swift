@@ -32,23 +32,27 @@ extension Conformance.Periodic {
     }
 
     @Test(
-        "Leeway coalesces, never postpones: a 10 ms period with 50 ms leeway ticks about 50 times in 500 ms",
+        "Leeway coalesces, never postpones: a lone 10 ms periodic timer with an hour of leeway ticks every period",
         arguments: SchedulerKind.dateSchedulers
     )
     func leewayDoesNotPostpone(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in
-            let log = Recorder<Int>(harness)
+            // A leeway longer than the test can run: postponed by it, the timer would not tick again
+            // before the wait ran out; coalescing alone (nothing to merge with) leaves it on its grid.
+            let log = Recorder<Int64>(harness)
+            let start = harness.monotonicNow()
             let disposable = harness.dateScheduler.schedule(
                 after: .milliseconds(10),
                 repeatingEvery: .milliseconds(10),
-                leeway: .milliseconds(50)
+                leeway: .seconds(3600)
             ) {
-                log.append(1)
+                log.append(harness.monotonicNow())
             }
-            await harness.letTimePass(.milliseconds(500))
+            #expect(await log.wait(for: 5), "a lone periodic timer was postponed by its leeway: \(log.count) ticks")
             disposable.dispose()
-            // Postponed by its leeway, it would tick every 60 ms: 8 times. Generous for a busy machine.
-            #expect(log.count >= 30, "a lone periodic timer was postponed by its leeway: \(log.count) ticks")
+            for (index, tick) in log.all.enumerated() {
+                #expect(tick >= start + Int64(index + 1) * 10_000_000, "tick \(index) came before its grid point")
+            }
         }
     }
 
@@ -78,22 +82,21 @@ extension Conformance.Periodic {
     )
     func pastDateKeepsItsGrid(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in
-            struct Tick { var monotonic: Int64, wall: Int64 }
-            let log = Recorder<Tick>(harness)
-            let interval: Int64 = 400_000_000
-            // 2.5 intervals ago: tick 0 (for grid point 2) runs at once, tick 1 at grid point 3,
-            // half an interval from now, not a whole interval after tick 0.
-            let date = harness.dateScheduler.now.addingTimeInterval(-1.0)
-            let disposable = harness.dateScheduler.schedule(at: date, repeatingEvery: .milliseconds(400)) {
-                log.append(Tick(monotonic: harness.monotonicNow(), wall: harness.wallNow()))
+            let log = Recorder<Int64>(harness)
+            // An hour's interval, with grid point 3 of the date two seconds from now: tick 0 (for grid
+            // point 2, an hour ago) runs at once, tick 1 at grid point 3. Timed from tick 0 instead,
+            // tick 1 would come an hour later, long after the wait ran out.
+            let interval: Int64 = 3_600_000_000_000
+            let date = harness.dateScheduler.now.addingTimeInterval(2 - 3 * 3600)
+            let disposable = harness.dateScheduler.schedule(at: date, repeatingEvery: .seconds(3600)) {
+                log.append(harness.wallNow())
             }
-            #expect(await log.wait(for: 2))
+            try #require(await log.wait(for: 2), "tick 1 did not come at grid point 3 of its date")
             disposable.dispose()
             let ticks = log.all
             let gridPoint3 = harness.due(date) + 3 * interval
-            #expect(ticks[1].wall >= gridPoint3, "tick 1 started before grid point 3 of its date")
-            let gap = ticks[1].monotonic - ticks[0].monotonic
-            #expect(gap < interval * 3 / 4, "tick 1 came \(gap) ns after tick 0: off its date's grid")
+            #expect(ticks[0] < gridPoint3, "tick 0 waited for the next grid point instead of running at once")
+            #expect(ticks[1] >= gridPoint3, "tick 1 started before grid point 3 of its date")
         }
     }
 

@@ -88,7 +88,7 @@ struct LoopShutdownTests {
     }
 
     @Test("The lifecycle moves only forward, and shutdown is idempotent")
-    func lifecycleTransitions() {
+    func lifecycleTransitions() async {
         let lifecycle = LoopLifecycle()
         var state = lifecycle.state
         var open = lifecycle.isOpen
@@ -107,7 +107,18 @@ struct LoopShutdownTests {
         #expect(!notified.isSet)
         lifecycle.didClose()
         #expect(notified.isSet)
-        lifecycle.waitUntilClosed()
+        // A thread waiting on a closed lifecycle returns at once; a thread made for it, so a wait that
+        // did block would not hold one of the pool's.
+        let waitReturned = await onOwnThread { () -> Bool in
+            let closed = LoopLifecycle()
+            closed.started()
+            _ = closed.beginShutdown()
+            closed.beginClosing()
+            closed.didClose()
+            closed.waitUntilClosed()
+            return true
+        }
+        #expect(waitReturned)
         let afterClose = lifecycle.beginShutdown()
         state = lifecycle.state
         #expect(!afterClose && state == .closed)

@@ -22,15 +22,23 @@ struct LoopWakeTests {
     /// A loop on its own thread with an iteration counter.
     private static func makeLoop(_ name: String, driver: TimerDriverKind) throws -> (LoopScheduler, IterationCounter) {
         let counter = IterationCounter()
-        let loop = try LoopScheduler(
+        return (try makeLoop(name, driver: driver, delegate: counter), counter)
+    }
+
+    /// A loop on its own thread on the system clock, reporting to `delegate`.
+    private static func makeLoop(
+        _ name: String,
+        driver: TimerDriverKind,
+        delegate: any LoopSchedulerMetricsDelegate
+    ) throws -> LoopScheduler {
+        try LoopScheduler(
             name: name,
             mode: .ownThread,
             adopting: nil,
             clock: SystemClock(),
             driver: driver,
-            metricsDelegate: counter
+            metricsDelegate: delegate
         )
-        return (loop, counter)
     }
 
     /// Returns once the loop has ended the iteration of a batch run now, i.e. it has armed its
@@ -41,55 +49,58 @@ struct LoopWakeTests {
     }
 
     @Test(
-        "Timers at or after the armed wake-up and cancellations from another thread wake the loop at most once per flush interval, and leave within it",
+        "Timers at or after the armed wake-up and cancellations from another thread wake a loop that is not flushing once, a flushing one never; each look is armed within the flush interval and files them, and the flushing stops once none come",
         arguments: TimerDriverKind.all
     )
     func coveredItemsWakeOncePerFlush(driver: TimerDriverKind) async throws {
-        let (loop, counter) = try Self.makeLoop("wake-later", driver: driver)
-        await shuttingDown(loop) {
-            let armed = loop.schedule(after: .seconds(3600)) {}
-            defer { armed.dispose() }
-            #expect(await eventually { loop.statistics.timersPending == 1 })
-            await Self.settle(loop, counter)
-            let before = counter.value
-            let start = Nanoseconds.monotonicNow()
-            // Paced, so a loop woken by each would iterate for each: 250 times. The pacing sleeps
-            // block: a thread made for them.
-            let (kept, lastDispose) = await onOwnThread { () -> ([any Disposable], Int64) in
-                var kept: [any Disposable] = []
-                for _ in 0..<100 {
-                    kept.append(loop.schedule(after: .seconds(30)) {})
-                    usleep(300)
-                }
-                for _ in 0..<100 {
-                    // withTimeout's pattern: a timer that is disposed before the loop ever saw it.
+        // The loop is held at the end of each iteration that took items, with its promise published:
+        // what this thread sends meanwhile meets exactly that promise, however fast either side runs.
+        let hold = FlushHold()
+        let loop = try Self.makeLoop("wake-later", driver: driver, delegate: hold)
+        hold.watch(loop)
+        // Swapped in before anything is submitted; this thread is the only one that submits.
+        let wakes = WakeCounter(forwardingTo: loop.core.handles)
+        loop.core.remote.setWaker(wakes)
+        try await shuttingDown(loop) {
+            defer { hold.stopHolding() }
+            // Timers to cancel, two hours out; then the loop stops flushing and arms for its timers.
+            let far = (0..<100).map { _ in loop.schedule(after: .seconds(7200)) {} }
+            #expect(await eventually { loop.statistics.timersPending == 100 })
+            #expect(await eventually { hold.latest.map { !$0.looksWithinFlushInterval } ?? false })
+            let before = wakes.count
+            hold.holdNext()
+            far[0].dispose()
+            #expect(wakes.count == before + 1, "a cancellation did not wake a loop that was not flushing")
+            let rounds = 5
+            for round in 0..<rounds {
+                #expect(await eventually { hold.held != nil }, "round \(round): no iteration took the items")
+                let stop = try #require(hold.held)
+                let armed = try #require(stop.armed, "round \(round): nothing armed")
+                #expect(
+                    armed <= stop.end + LoopCore.flushInterval,
+                    "round \(round): armed \(armed - stop.end) ns out, not a look within the flush interval"
+                )
+                // Cancellations, timers due after the look, and withTimeout's pattern (a timer disposed
+                // before the loop saw it): all wait for the look.
+                for index in 0..<10 {
+                    far[1 + round * 10 + index].dispose()
+                    loop.schedule(after: .seconds(30)) {}
+                    loop.schedule(after: .seconds(30)) {}
                     loop.schedule(after: .seconds(30)) {}.dispose()
-                    usleep(300)
                 }
-                for timer in kept.prefix(50) {
-                    timer.dispose()
-                    usleep(300)
-                }
-                return (kept, Nanoseconds.monotonicNow())
+                #expect(wakes.count == before + 1, "round \(round): an item woke a flushing loop")
+                if round < rounds - 1 { hold.holdNext() }
+                hold.letGo()
             }
-            // Nothing else wakes the loop before the hour-long timer: only its flushing files these.
-            #expect(await eventually(timeout: .seconds(10)) { loop.statistics.timersPending == 51 })
-            let filed = Nanoseconds.monotonicNow()
-            let iterations = counter.value - before
-            // One wake-up to start flushing, one look per interval while items came, one that finds
-            // none (and stops), and slack for a preempted loop thread.
-            let intervals = Int((lastDispose - start) / LoopCore.flushInterval)
-            #expect(iterations <= intervals + 8, "\(iterations) loop iterations over \(intervals) flush intervals")
-            #expect(iterations < 250)
-            // Generous against the 10 ms interval on a loaded machine, and far below the armed hour.
-            #expect(filed - lastDispose < 2_000_000_000, "filed \((filed - lastDispose) / 1_000_000) ms after the last dispose")
-            // Flushing stops once nothing comes: the loop blocks until its next deadline again.
-            await Self.settle(loop, counter)
-            let quiet = counter.value
-            try? await Task.sleep(for: .milliseconds(100))
-            #expect(counter.value - quiet <= 1, "a loop with nothing to flush kept waking")
-            for timer in kept { timer.dispose() }
+            // The last look files the last round's items: 50 far timers cancelled, 100 timers added.
+            #expect(await eventually { loop.statistics.timersPending == 149 }, "the looks did not file every item")
+            #expect(
+                await eventually { hold.latest.map { !$0.looksWithinFlushInterval } ?? false },
+                "the loop kept looking with nothing to flush"
+            )
+            #expect(wakes.count == before + 1, "the looks took every item without another wake-up")
         }
+        withExtendedLifetime(wakes) {}
     }
 
     @Test("A timer from another thread due before the armed wake-up fires on time", arguments: TimerDriverKind.all)
@@ -358,4 +369,85 @@ private final class PrepareHook: LoopSchedulerMetricsDelegate {
 final class CountingWaker: LoopWaker {
     let wakes = LockedValue(0)
     func wake() { wakes.withLock { $0 += 1 } }
+}
+
+/// A metrics delegate that records each iteration's end and the wake-up it armed (read on the loop
+/// thread), and, once asked, holds the loop at the end of the next iteration that took items from
+/// other threads (a timer filed or removed) until the test lets it go. Held there, the loop has armed
+/// its driver and published its promise, and cannot look at its queue again.
+private final class FlushHold: LoopSchedulerMetricsDelegate {
+    struct Iteration: Sendable {
+        var end: Int64
+        var armed: Int64?
+        /// The loop armed a look within the flush interval: it is flushing (or a timer is that close).
+        var looksWithinFlushInterval: Bool { armed.map { $0 <= end + LoopCore.flushInterval } ?? false }
+    }
+
+    private struct State {
+        var holdNext = false
+        var held: Iteration?
+        var latest: Iteration?
+        var pending = 0
+    }
+
+    private let state = LockedValue(State())
+    private let armedDeadline = LockedValue<(@Sendable () -> Int64?)?>(nil)
+    /// Blocks the loop thread (not the test's) while held.
+    private let release = DispatchSemaphore(value: 0)
+
+    /// Reads `loop`'s armed wake-up at each iteration's end; weakly, the loop holds this delegate.
+    func watch(_ loop: LoopScheduler) {
+        armedDeadline.withLock { $0 = { [weak loop] in loop?.core.timers.armedDeadline } }
+    }
+
+    func holdNext() { state.withLock { $0.holdNext = true } }
+    var held: Iteration? { state.withLock { $0.held } }
+    var latest: Iteration? { state.withLock { $0.latest } }
+
+    func letGo() {
+        let wasHeld = state.withLock { state in
+            defer { state.held = nil }
+            return state.held != nil
+        }
+        if wasHeld { release.signal() }
+    }
+
+    /// Holds no more iterations and lets a held one go: shutdown needs the loop thread.
+    func stopHolding() {
+        state.withLock { $0.holdNext = false }
+        letGo()
+    }
+
+    func loopIterationDidEnd(_ info: LoopIterationInfo) {
+        let armed = armedDeadline.withLock { $0 }?()
+        let holds = state.withLock { state in
+            let iteration = Iteration(end: Nanoseconds.of(info.end), armed: armed)
+            let tookItems = info.disposedBeforeRun > 0 || info.timersPending != state.pending
+            state.pending = info.timersPending
+            state.latest = iteration
+            guard state.holdNext, tookItems else { return false }
+            state.holdNext = false
+            state.held = iteration
+            return true
+        }
+        if holds { release.wait() }
+    }
+}
+
+/// Counts the wake-ups a loop's ``RemoteQueue`` sends, and passes each on to the loop.
+private final class WakeCounter: LoopWaker {
+    private let wakes = Atomic<Int>(0)
+    /// The loop's handles live until the loop closed; nothing is sent after that.
+    private unowned let target: any LoopWaker
+
+    init(forwardingTo target: any LoopWaker) {
+        self.target = target
+    }
+
+    var count: Int { wakes.load(ordering: .relaxed) }
+
+    func wake() {
+        wakes.add(1, ordering: .relaxed)
+        target.wake()
+    }
 }

@@ -138,7 +138,7 @@ struct LoopOperatorTests {
             #expect(intervals[0] >= ns(0.015))
             // Both intervals are on the loop's clock from the subscription: together they span at
             // least the second send's 30 ms, however late the first fired.
-            #expect(intervals[1] >= 0 && intervals[0] + intervals[1] >= ns(0.030))
+            #expect(intervals[1] >= 0, "a monotonic interval came out negative")
             #expect(intervals[0] + intervals[1] >= ns(0.030))
             subscription.cancel()
         }

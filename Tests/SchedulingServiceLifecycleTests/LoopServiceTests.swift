@@ -3,6 +3,7 @@ import Foundation
 import LoopScheduling
 import LoopSchedulingTestSupport
 import Scheduling
+import Synchronization
 import SchedulingServiceLifecycle
 import ServiceLifecycle
 import Testing
@@ -135,11 +136,28 @@ struct LoopServiceTests {
     func groupEndsWhenEveryLoopClosed() async throws {
         let loops = try LoopSchedulerGroup(count: 2, name: "svc-elsewhere-loops")
         let probes = loops.schedulers.map(ShutdownProbe.init)
-        let running = Task { try await loops.run() }
+        // run() on virtual time: its jobs run only inside `advance()`, on this thread, so once an
+        // `advance()` returns the service has done all it would do in answer to what happened so far.
+        let test = TestScheduler()
+        let returned = Atomic<Bool>(false)
+        let running = Task(executorPreference: test) {
+            try await loops.run()
+            returned.store(true, ordering: .releasing)
+        }
+        test.advance()  // run() waits for the first loop to close
+        // The first loop's close resumes run() before this shutdown returns (its wait came first).
         await loops.schedulers[0].shutdown()
-        // Had run() returned, it would have shut the other loop down: give it a moment to show.
-        #expect(await !eventually(timeout: .milliseconds(200)) { refusesWork(loops.schedulers[1]) })
+        test.advance()
+        let ranOn = !refusesWork(loops.schedulers[1])
+        #expect(ranOn, "run() shut the other loop down once the first one closed")
+        let returnedEarly = returned.load(ordering: .acquiring)
+        #expect(!returnedEarly, "run() returned while a loop of its group still ran")
         Thread.detachNewThread { loops.schedulers[1].shutdown() }
+        let returnedAtLast = await eventually {
+            test.advance()
+            return returned.load(ordering: .acquiring)
+        }
+        #expect(returnedAtLast, "run() did not return once the last loop closed")
         try await ended(running)
         for probe in probes { Self.expectShutDown(probe) }
     }
