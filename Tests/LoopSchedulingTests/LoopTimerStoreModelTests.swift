@@ -20,7 +20,7 @@ struct LoopTimerStoreModelTests {
     }
 
     /// One script: the store and the model side by side.
-    struct Script {
+    struct Script: ~Copyable {
         /// Seeded, so a failing script replays.
         var random: SplitMix
         let tickShift: Int

@@ -163,7 +163,9 @@ struct LoopTimerStoreTests {
             let value = wall.nextWake(monotonicNow: 5, wallNow: 1_000_000 + 3_600_000_000_000)
             #expect(value == .runNow)
         }
-        for var each in [store, never, wall] { _ = each.removeAll() }
+        _ = store.removeAll()
+        _ = never.removeAll()
+        _ = wall.removeAll()
     }
 
     @Test("A periodic timer goes back at its next grid point and skips the points already past")

@@ -1,5 +1,5 @@
 import Foundation
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Closure-free timers on the loop (what `sleep`, `withTimeout` and `ticks` use): the handler is
 /// stored inline in the timer entry, so a timer costs one 64-byte allocation and no closure

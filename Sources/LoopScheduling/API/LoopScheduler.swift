@@ -1,5 +1,5 @@
 import Foundation
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// A serial `DateScheduler` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`

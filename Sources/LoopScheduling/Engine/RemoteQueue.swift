@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// The loop's intake: work handed to the loop by other threads, the loop's lifecycle, and the

@@ -1,10 +1,10 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
 // Heap fields are loop-confined once published; the rest follows LoopWork's state machine.
-class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
+class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
     /// The engine to tell when the timer is disposed, so its slot is freed at once rather than at
     /// its deadline; nil only for entries made by the timer store's unit tests, which have no loop.
     final let core: LoopCore?
@@ -21,6 +21,12 @@ class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
         self.core = core
         self.deadline = deadline
         super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
+    }
+
+    /// A disposed timer leaves the store at once (on the loop thread) or when the loop next looks
+    /// at its queue, not at its deadline.
+    override public final func didDispose() {
+        core?.timerDisposed(self)
     }
 
     /// How late a tick may start, for coalescing wake-ups. One-shot closure timers have none.
@@ -57,7 +63,7 @@ final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchec
         handler.take()?.timerCancelledByScheduler()
     }
 
-    override func releaseAction() {
+    override public func releaseAction() {
         handler = nil
     }
 }
@@ -93,7 +99,7 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
         super.init(core: core, deadline: deadline, isWall: isWall, isPeriodic: true, action: nil)
     }
 
-    override func releaseAction() {
+    override public func releaseAction() {
         tick = nil
         onCancelledByScheduler = nil
     }

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// A loop's timers on its thread: the one way into and out of the ``LoopTimerStore``, the driver
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and

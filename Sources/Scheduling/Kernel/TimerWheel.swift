@@ -15,13 +15,13 @@
 /// deadline and only its position in the bucket is stored: in its `heapIndex`, as `-(position + 2)`
 /// (-1 means in no store, 0 and up a heap slot).
 ///
-/// Like the heap, the wheel holds one retain of each entry and must be emptied (``removeAll()``)
-/// before it is dropped.
+/// Like the heap, the wheel holds one retain of each entry, is not copyable (a copy would give the
+/// retains back twice) and releases what it still holds when dropped.
 ///
 /// - Complexity: `insert` and `remove` O(1); moving a bucket O(its entries); finding the next
 ///   occupied bucket O(levels) with the bitmaps.
 @usableFromInline
-package struct TimerWheel<Entry: HeapSlotEntry> {
+package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline
     package struct Element {
         /// Retained by the wheel while the entry is in it.
@@ -62,6 +62,12 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         buckets = Array(repeating: [], count: Self.levels * Self.slotsPerLevel)
         occupied = Array(repeating: 0, count: Self.levels)
         touched = Array(repeating: 0, count: Self.levels)
+    }
+
+    @inlinable deinit {
+        for bucket in buckets {
+            for element in bucket { element.reference.release() }
+        }
     }
 
     @inlinable package var isEmpty: Bool { count == 0 }
