@@ -18,7 +18,8 @@ class LoopWork: ScheduledAction, @unchecked Sendable {
     final let isTimer: Bool
     /// A periodic timer (`PeriodicLoopTimer`).
     final let isPeriodic: Bool
-    /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire).
+    /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire); set to
+    /// false on the loop thread only (``LoopTimer/leaveWallClock()``).
     final var isWall: Bool
     /// A timer's slot in the timer store (see ``LoopTimer/heapIndex``), or -1; here rather than in
     /// `LoopTimer` so it fills padding instead of growing the timer. Loop-confined.

@@ -171,19 +171,17 @@ struct LoopTimerStore: ~Copyable {
     /// from here on its grid is monotonic (``PeriodicGrid/leavingWallClock(lateness:monotonicNow:)``),
     /// and the grid points already past count as missed.
     static func moveToMonotonicGrid(_ timer: PeriodicLoopTimer, wallLateness: Int64, monotonicNow: Int64) {
-        let moved = timer.grid.leavingWallClock(lateness: wallLateness, monotonicNow: monotonicNow)
-        timer.grid = moved.grid
-        timer.tickIndex = 0
-        timer.missedTicks = Int(clamping: moved.missed)
-        timer.isWall = false
+        let moved = timer.ticks.grid.leavingWallClock(lateness: wallLateness, monotonicNow: monotonicNow)
+        timer.ticks = PeriodicLoopTimer.Ticks(grid: moved.grid, index: 0, missed: Int(clamping: moved.missed))
+        timer.leaveWallClock()
     }
 
     /// After a tick that left the timer active: the next grid point after `monotonicNow`, skipping
     /// the ones already past (counted for the next tick), back into the heap.
     mutating func reinsertAfterTick(_ timer: PeriodicLoopTimer, monotonicNow: Int64) {
-        let next = timer.grid.next(after: timer.tickIndex, now: monotonicNow)
-        timer.tickIndex = next.index
-        timer.missedTicks = Int(clamping: next.skipped)
+        let next = timer.ticks.grid.next(after: timer.ticks.index, now: monotonicNow)
+        timer.ticks.index = next.index
+        timer.ticks.missed = Int(clamping: next.skipped)
         timer.deadline = next.deadline
         insert(timer)
     }
