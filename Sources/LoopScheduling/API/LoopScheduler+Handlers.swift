@@ -26,8 +26,10 @@ extension LoopScheduler {
     /// `timerCancelledByScheduler()` (how a tick sequence ends).
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
-        let timer = periodicTimer(schedule) { _ in handler.timerFired() }
-        timer.onCancelledByScheduler = { handler.timerCancelledByScheduler() }
-        return core.scheduleTimer(timer)
+        schedulePeriodic(
+            schedule,
+            tick: { _ in handler.timerFired() },
+            cancelledByScheduler: { handler.timerCancelledByScheduler() }
+        )
     }
 }
