@@ -234,19 +234,9 @@ struct LoopTimerStoreModelTests {
         }
         for timer in timers { store.insert(timer) }
         #expect(store.wheel.count > 0 && store.count == timers.count)
-        var clock = now
-        var fired: [Int64] = []
-        while store.count > 0 {
-            switch store.nextWake(monotonicNow: clock, wallNow: 0) {
-            case .arm(let nanoseconds): clock += nanoseconds
-            case .runNow: break
-            case .keep: clock = store.armedDeadline ?? clock
-            }
-            store.driverFired()
-            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) {
-                #expect(due.lateness == 0, "deadline \(due.timer.deadline) fired \(due.lateness) ns late")
-                fired.append(due.timer.deadline)
-            }
+        let fired = Self.fireAll(&store, from: now).map { due in
+            #expect(due.lateness == 0, "deadline \(due.timer.deadline) fired \(due.lateness) ns late")
+            return due.timer.deadline
         }
         #expect(fired == timers.map(\.deadline).sorted())
     }
@@ -335,23 +325,30 @@ struct LoopTimerStoreModelTests {
             let removed = store.remove(victim)
             #expect(removed)
         }
-        var fired: [LoopTimer] = []
-        var clock: Int64 = 0
-        for _ in 0..<10_000 where store.count > 0 {
+        let fired = Self.fireAll(&store, from: 0).map { due in
+            #expect(due.lateness >= 0)
+            return due.timer
+        }
+        let expected = live.sorted {
+            ($0.deadline, sequenceOf[ObjectIdentifier($0)]!) < ($1.deadline, sequenceOf[ObjectIdentifier($1)]!)
+        }
+        #expect(fired.map(ObjectIdentifier.init) == expected.map(ObjectIdentifier.init))
+    }
+
+    /// Runs the store as a loop would, from `clock` until it is empty: sleep until the wake-up it
+    /// asks for, pop what is due. Returns every timer popped, in order, with its lateness.
+    static func fireAll(_ store: inout LoopTimerStore, from clock: Int64) -> [(timer: LoopTimer, lateness: Int64)] {
+        var clock = clock
+        var fired: [(timer: LoopTimer, lateness: Int64)] = []
+        for _ in 0..<100_000 where store.count > 0 {
             switch store.nextWake(monotonicNow: clock, wallNow: 0) {
             case .arm(let nanoseconds): clock += nanoseconds
             case .runNow: break
             case .keep: clock = store.armedDeadline ?? clock
             }
             store.driverFired()
-            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) {
-                #expect(due.lateness >= 0)
-                fired.append(due.timer)
-            }
+            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) { fired.append(due) }
         }
-        let expected = live.sorted {
-            ($0.deadline, sequenceOf[ObjectIdentifier($0)]!) < ($1.deadline, sequenceOf[ObjectIdentifier($1)]!)
-        }
-        #expect(fired.map(ObjectIdentifier.init) == expected.map(ObjectIdentifier.init))
+        return fired
     }
 }

@@ -8,7 +8,7 @@
 package struct PeriodicGrid: Sendable, Equatable {
     /// Where tick 0 stands, in the clock's nanoseconds.
     package var origin: Int64
-    /// The period in nanoseconds; positive (callers check it with `BadInput.checkPeriod`).
+    /// The period in nanoseconds; positive (`PeriodicSchedule` checks it).
     package let interval: Int64
 
     package init(origin: Int64, interval: Int64) {
