@@ -102,6 +102,57 @@ struct CrashTests {
         )
     }
 
+    @Test("A bad period of a handler timer stops the program (TestScheduler, handler:)")
+    func negativePeriodHandler() async {
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let scheduler = TestScheduler()
+                scheduler.schedule(after: .zero, repeatingEvery: .seconds(-1), leeway: .zero, handler: NoHandler())
+            }
+        }
+        Self.expectMessage(
+            result,
+            contains:
+                "TestScheduler.schedule(after:repeatingEvery:leeway:handler:): repeatingEvery must be positive (got -1.0 seconds)"
+        )
+    }
+
+    @Test("A negative leeway stops the program (LoopScheduler, countingMissedTicks:)")
+    func negativeLeewayCountingMissedTicks() async {
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let loop = try! LoopScheduler(name: "crash")
+                loop.schedule(
+                    after: .zero,
+                    repeatingEvery: .seconds(1),
+                    leeway: .milliseconds(-1),
+                    countingMissedTicks: { _ in }
+                )
+            }
+        }
+        Self.expectMessage(
+            result,
+            contains:
+                "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:): leeway must not be negative (got -0.001 seconds)"
+        )
+    }
+
+    @Test("A zero tick period stops the program, naming its label (TestScheduler.ticks(every:leeway:))")
+    func zeroTickPeriod() async {
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                _ = TestScheduler().ticks(every: .zero)
+            }
+        }
+        Self.expectMessage(
+            result,
+            contains: "TestScheduler.ticks(every:leeway:): every must be positive (got 0.0 seconds)"
+        )
+    }
+
     @Test("A NaN date stops the program (TestScheduler.advance(to:))")
     func nanAdvance() async {
         let result = await ExitTests.serially {
@@ -157,4 +208,9 @@ struct CrashTests {
         }
         Self.expectMessage(result, contains: "LoopSchedulerGroup.init(count:name:): count must be positive (got 0)")
     }
+}
+
+/// A handler for the crash tests, which stop before any timer could fire.
+private struct NoHandler: SchedulerTimerHandler {
+    func timerFired() {}
 }

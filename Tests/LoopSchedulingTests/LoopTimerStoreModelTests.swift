@@ -20,7 +20,7 @@ struct LoopTimerStoreModelTests {
     }
 
     /// One script: the store and the model side by side.
-    struct Script {
+    struct Script: ~Copyable {
         /// Seeded, so a failing script replays.
         var random: SplitMix
         let tickShift: Int
@@ -188,7 +188,10 @@ struct LoopTimerStoreModelTests {
                     checkWake()
                     fireDue()
                 case 17: stepWallClock()
-                case 18: checkWake()
+                case 18:
+                    checkWake()
+                    // Compacts sparse buckets when nothing is due soon: positions must stay right.
+                    store.giveBackMemory(monotonicNow: now, wallNow: wallNow)
                 default: fireDue()
                 }
                 #expect(store.count == pending.count, "the store counts \(store.count), the model \(pending.count)")
@@ -231,19 +234,9 @@ struct LoopTimerStoreModelTests {
         }
         for timer in timers { store.insert(timer) }
         #expect(store.wheel.count > 0 && store.count == timers.count)
-        var clock = now
-        var fired: [Int64] = []
-        while store.count > 0 {
-            switch store.nextWake(monotonicNow: clock, wallNow: 0) {
-            case .arm(let nanoseconds): clock += nanoseconds
-            case .runNow: break
-            case .keep: clock = store.armedDeadline ?? clock
-            }
-            store.driverFired()
-            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) {
-                #expect(due.lateness == 0, "deadline \(due.timer.deadline) fired \(due.lateness) ns late")
-                fired.append(due.timer.deadline)
-            }
+        let fired = Self.fireAll(&store, from: now).map { due in
+            #expect(due.lateness == 0, "deadline \(due.timer.deadline) fired \(due.lateness) ns late")
+            return due.timer.deadline
         }
         #expect(fired == timers.map(\.deadline).sorted())
     }
@@ -293,5 +286,69 @@ struct LoopTimerStoreModelTests {
         for entry in entries { store.remove(entry) }
         store.giveBackMemory(monotonicNow: 0, wallNow: 0)
         #expect(store.slotCapacity < 2_048)
+    }
+
+    @Test("Cancels leave holes that later inserts reuse, and compaction renumbers the rest: every timer still fires once, in order")
+    func bucketHoles() {
+        var store = LoopTimerStore()
+        var random = SplitMix(seed: 42)
+        // One bucket of the wheel: 30 s out, within one level-2 slot.
+        func far(_ index: Int) -> LoopTimer {
+            LoopTimer(core: nil, deadline: 30_000_000_000 + Int64(index % 97) * 1_000, isWall: false, action: {})
+        }
+        var live = (0..<2_000).map(far)
+        for timer in live { store.insert(timer) }
+        var sequenceOf: [ObjectIdentifier: Int] = [:]
+        for (index, timer) in live.enumerated() { sequenceOf[ObjectIdentifier(timer)] = index }
+        // Random cancels, each followed now and then by an insert that takes the newest hole.
+        var next = live.count
+        for round in 0..<1_800 {
+            let victim = live.remove(at: Int(random.next() % UInt64(live.count)))
+            let removed = store.remove(victim)
+            let again = store.remove(victim)
+            #expect(removed && !again && victim.heapIndex == -1)
+            if round % 10 == 0 {
+                let timer = far(next)
+                sequenceOf[ObjectIdentifier(timer)] = next
+                next += 1
+                store.insert(timer)
+                live.append(timer)
+            }
+        }
+        #expect(store.wheel.count == live.count)
+        let before = store.slotCapacity
+        store.giveBackMemory(monotonicNow: 0, wallNow: 0)
+        #expect(store.slotCapacity < before, "a sparse bucket was not compacted")
+        // After compaction every position is right: cancel a few more, then fire the rest.
+        for _ in 0..<50 {
+            let victim = live.remove(at: Int(random.next() % UInt64(live.count)))
+            let removed = store.remove(victim)
+            #expect(removed)
+        }
+        let fired = Self.fireAll(&store, from: 0).map { due in
+            #expect(due.lateness >= 0)
+            return due.timer
+        }
+        let expected = live.sorted {
+            ($0.deadline, sequenceOf[ObjectIdentifier($0)]!) < ($1.deadline, sequenceOf[ObjectIdentifier($1)]!)
+        }
+        #expect(fired.map(ObjectIdentifier.init) == expected.map(ObjectIdentifier.init))
+    }
+
+    /// Runs the store as a loop would, from `clock` until it is empty: sleep until the wake-up it
+    /// asks for, pop what is due. Returns every timer popped, in order, with its lateness.
+    static func fireAll(_ store: inout LoopTimerStore, from clock: Int64) -> [(timer: LoopTimer, lateness: Int64)] {
+        var clock = clock
+        var fired: [(timer: LoopTimer, lateness: Int64)] = []
+        for _ in 0..<100_000 where store.count > 0 {
+            switch store.nextWake(monotonicNow: clock, wallNow: 0) {
+            case .arm(let nanoseconds): clock += nanoseconds
+            case .runNow: break
+            case .keep: clock = store.armedDeadline ?? clock
+            }
+            store.driverFired()
+            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) { fired.append(due) }
+        }
+        return fired
     }
 }

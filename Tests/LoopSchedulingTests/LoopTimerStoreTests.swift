@@ -163,7 +163,9 @@ struct LoopTimerStoreTests {
             let value = wall.nextWake(monotonicNow: 5, wallNow: 1_000_000 + 3_600_000_000_000)
             #expect(value == .runNow)
         }
-        for var each in [store, never, wall] { _ = each.removeAll() }
+        _ = store.removeAll()
+        _ = never.removeAll()
+        _ = wall.removeAll()
     }
 
     @Test("A periodic timer goes back at its next grid point and skips the points already past")
@@ -174,11 +176,11 @@ struct LoopTimerStoreTests {
         let first = store.popDue(monotonicNow: 100, limit: store.nextSequence)
         #expect(first?.timer === ticker)
         store.reinsertAfterTick(ticker, monotonicNow: 101)
-        #expect(ticker.deadline == 110 && ticker.tickIndex == 1 && ticker.missedTicks == 0)
+        #expect(ticker.deadline == 110 && ticker.ticks.index == 1 && ticker.ticks.missed == 0)
         _ = store.popDue(monotonicNow: 145, limit: store.nextSequence)
         // Ran late at 145: 120, 130 and 140 are past; the next tick is 150, no catch-up burst.
         store.reinsertAfterTick(ticker, monotonicNow: 145)
-        #expect(ticker.deadline == 150 && ticker.tickIndex == 5 && ticker.missedTicks == 3)
+        #expect(ticker.deadline == 150 && ticker.ticks.index == 5 && ticker.ticks.missed == 3)
         _ = store.removeAll()
     }
 
@@ -187,7 +189,7 @@ struct LoopTimerStoreTests {
         let ticker = periodic(1_000, interval: 100, wall: true)
         // Fired 250 ns after its date: grid points at +100 and +200 passed; it stands at +200.
         LoopTimerStore.moveToMonotonicGrid(ticker, wallLateness: 250, monotonicNow: 10_000)
-        #expect(!ticker.isWall && ticker.grid.origin == 9_950 && ticker.missedTicks == 2)
+        #expect(!ticker.isWall && ticker.ticks.grid.origin == 9_950 && ticker.ticks.missed == 2)
         var store = LoopTimerStore()
         store.reinsertAfterTick(ticker, monotonicNow: 10_000)
         #expect(ticker.deadline == 10_050)

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Which timer driver wakes a benchmark's LoopScheduler.
 ///

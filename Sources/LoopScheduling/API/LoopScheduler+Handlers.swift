@@ -1,5 +1,5 @@
 import Foundation
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Closure-free timers on the loop (what `sleep`, `withTimeout` and `ticks` use): the handler is
 /// stored inline in the timer entry, so a timer costs one 64-byte allocation and no closure
@@ -26,8 +26,10 @@ extension LoopScheduler {
     /// `timerCancelledByScheduler()` (how a tick sequence ends).
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
-        let timer = periodicTimer(schedule) { _ in handler.timerFired() }
-        timer.onCancelledByScheduler = { handler.timerCancelledByScheduler() }
-        return core.scheduleTimer(timer)
+        schedulePeriodic(
+            schedule,
+            tick: { _ in handler.timerFired() },
+            cancelledByScheduler: { handler.timerCancelledByScheduler() }
+        )
     }
 }

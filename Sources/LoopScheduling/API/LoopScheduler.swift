@@ -1,5 +1,5 @@
 import Foundation
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// A serial `DateScheduler` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
@@ -196,7 +196,7 @@ public final class LoopScheduler: DateScheduler {
     /// periodic; ticks never run back to back to catch up.
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        core.scheduleTimer(periodicTimer(schedule) { _ in action() })
+        schedulePeriodic(schedule, tick: { _ in action() })
     }
 
     /// Like `DateScheduler.schedule(after:repeatingEvery:leeway:_:)`, and tells each tick how
@@ -208,9 +208,8 @@ public final class LoopScheduler: DateScheduler {
         leeway: Duration = .zero,
         countingMissedTicks action: @escaping @Sendable (_ missedTicks: Int) -> Void
     ) -> any Disposable {
-        let method = "LoopScheduler.schedule(after:repeatingEvery:leeway:countingMissedTicks:)"
-        let schedule = PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method)
-        return core.scheduleTimer(periodicTimer(schedule, action))
+        let call = "schedule(after:repeatingEvery:leeway:countingMissedTicks:)"
+        return schedulePeriodic(checkedSchedule(.after(delay), interval, leeway, call: call), tick: action)
     }
 
     /// A timer's first deadline, read from its clock now: monotonic nanoseconds, or wall-clock
@@ -222,10 +221,17 @@ public final class LoopScheduler: DateScheduler {
         }
     }
 
-    /// The entry of a periodic timer, its first deadline read from the right clock now.
-    func periodicTimer(_ schedule: PeriodicSchedule, _ tick: @escaping @Sendable (Int) -> Void) -> PeriodicLoopTimer {
+    /// The one path of every periodic timer on the loop (closure, missed-tick count, handler):
+    /// makes the entry, its first deadline read from the right clock now, and queues it.
+    /// `cancelledByScheduler` is set before the entry is queued, so a loop that already shut down
+    /// and refuses the timer still calls it.
+    func schedulePeriodic(
+        _ schedule: PeriodicSchedule,
+        tick: @escaping @Sendable (_ missedTicks: Int) -> Void,
+        cancelledByScheduler: (@Sendable () -> Void)? = nil
+    ) -> any Disposable {
         let (deadline, isWall) = firstDeadline(schedule.start)
-        return PeriodicLoopTimer(
+        let timer = PeriodicLoopTimer(
             core: core,
             deadline: deadline,
             isWall: isWall,
@@ -233,6 +239,8 @@ public final class LoopScheduler: DateScheduler {
             leeway: schedule.leewayNanoseconds,
             tick: tick
         )
+        timer.onCancelledByScheduler = cancelledByScheduler
+        return core.scheduleTimer(timer)
     }
 
     /// Shuts the loop down. Idempotent; callable from any thread, the loop thread included.

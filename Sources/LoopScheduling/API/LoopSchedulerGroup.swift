@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// Several LoopSchedulers, each on its own thread, handed out round robin.

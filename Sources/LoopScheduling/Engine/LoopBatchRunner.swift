@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Runs a loop's work on its thread, in batches: the remote queue's items in their order, the
 /// loop-local queue, due timers, alternating until nothing is left or the round limit lets the

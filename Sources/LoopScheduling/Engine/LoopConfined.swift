@@ -14,11 +14,11 @@
 /// action that schedules more work — which reaches the same state — never overlaps an access, and
 /// the runtime's exclusivity bookkeeping (a thread-local look-up per access, measured at 6% of the
 /// loop's time) can be off.
-struct LoopConfined<Value> {
+struct LoopConfined<Value: ~Copyable>: ~Copyable {
     private let loopThread: LoopThreadIdentity
     private var _value: Value
 
-    init(_ value: Value, loopThread: LoopThreadIdentity) {
+    init(_ value: consuming Value, loopThread: LoopThreadIdentity) {
         self.loopThread = loopThread
         _value = value
     }

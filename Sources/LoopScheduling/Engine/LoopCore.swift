@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Task and timer entries whose run ended while only the loop held them (the caller had dropped
 /// its disposable, as most do), kept for the next `schedule` on the loop thread instead of a

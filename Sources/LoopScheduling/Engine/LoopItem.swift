@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
 /// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// The loop's counters: kept as plain integers on the loop thread, published to other threads
 /// (``PublishedStatistics``) at the end of every batch and iteration, and handed to the metrics

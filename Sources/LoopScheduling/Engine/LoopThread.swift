@@ -1,6 +1,6 @@
 import CLibUV
-import Scheduling
-import Synchronization
+import Foundation
+@_spi(SchedulerEngine) import Scheduling
 
 #if canImport(Glibc)
 import Glibc
@@ -10,19 +10,29 @@ import Glibc
 ///
 /// A thread whose scheduler was dropped on the thread itself (``detachWhenFinished()``) detaches
 /// itself at exit, since nobody is left to join it; otherwise the first `join()` reaps it and
-/// later callers wait for that.
-final class LoopThread: Sendable {
-    private enum JoinState: UInt8 {
-        case running = 0
-        case joining, detached, joined
+/// later callers wait for that. One state machine, under one condition lock:
+///
+/// ```
+/// running ──detachWhenFinished──▶ detachRequested ──thread ends──▶ detached
+///    │                                   │
+///    └────────────join───────────────────┴──▶ joining ──pthread_join returned──▶ joined
+/// ```
+// `thread` is written once by `start` before any other thread sees the object; `state` only under
+// `condition`.
+final class LoopThread: @unchecked Sendable {
+    private enum JoinState {
+        case running
         /// Nobody will join: the thread detaches itself when its body returns.
         case detachRequested
+        case detached
+        /// A caller is in `pthread_join` (without the lock: the thread takes it to finish).
+        case joining
+        case joined
     }
 
-    // Written once by `start` before any other thread can see the object.
-    nonisolated(unsafe) private var thread = pthread_t()
-    private let joinState = Atomic<UInt8>(JoinState.running.rawValue)
-    private let joined = LockedValue<Bool>(false)
+    private var thread = pthread_t()
+    private let condition = NSCondition()
+    private var state = JoinState.running
 
     private final class Start {
         let name: String
@@ -77,48 +87,41 @@ final class LoopThread: Sendable {
     /// Says nobody will join the thread (its scheduler was dropped on the thread itself): it
     /// detaches itself when its body returns. Called on the thread.
     func detachWhenFinished() {
-        _ = joinState.compareExchange(
-            expected: JoinState.running.rawValue,
-            desired: JoinState.detachRequested.rawValue,
-            ordering: .acquiringAndReleasing
-        )
+        condition.lock()
+        defer { condition.unlock() }
+        if state == .running { state = .detachRequested }
     }
 
     /// The thread's last act: detach if nobody will join.
     private func finished() {
-        if joinState.compareExchange(
-            expected: JoinState.detachRequested.rawValue,
-            desired: JoinState.detached.rawValue,
-            ordering: .acquiringAndReleasing
-        ).exchanged {
-            let rc = pthread_detach(pthread_self())
-            precondition(rc == 0, "pthread_detach failed: \(rc)")
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .detachRequested else { return }
+        state = .detached
+        let rc = pthread_detach(pthread_self())
+        precondition(rc == 0, "pthread_detach failed: \(rc)")
     }
 
     /// Waits for the thread to exit. Idempotent; concurrent callers all return after it exited.
+    /// A join after ``detachWhenFinished()`` (a reference resurrected by a deinit's callee) still
+    /// reaps the thread, which then does not detach itself.
     func join() {
-        joined.withLock { joined in
-            guard !joined else { return }
-            // A join after `detachWhenFinished` (a reference resurrected by a deinit's callee) still
-            // reaps the thread, which then does not detach itself.
-            if joinState.compareExchange(
-                expected: JoinState.running.rawValue,
-                desired: JoinState.joining.rawValue,
-                ordering: .acquiringAndReleasing
-            ).exchanged
-                || joinState.compareExchange(
-                    expected: JoinState.detachRequested.rawValue,
-                    desired: JoinState.joining.rawValue,
-                    ordering: .acquiringAndReleasing
-                ).exchanged
-            {
-                let rc = pthread_join(thread, nil)
-                precondition(rc == 0, "pthread_join failed: \(rc)")
-                joinState.store(JoinState.joined.rawValue, ordering: .releasing)
-            }
-            joined = true
+        condition.lock()
+        switch state {
+        case .running, .detachRequested:
+            state = .joining
+            condition.unlock()
+            let rc = pthread_join(thread, nil)
+            precondition(rc == 0, "pthread_join failed: \(rc)")
+            condition.lock()
+            state = .joined
+            condition.broadcast()
+        case .joining:
+            while state == .joining { condition.wait() }
+        case .detached, .joined:
+            break
         }
+        condition.unlock()
     }
 }
 

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// The loop's intake: work handed to the loop by other threads, the loop's lifecycle, and the
@@ -190,7 +190,7 @@ final class RemoteQueue: @unchecked Sendable {
             // Wall deadlines are armed through a conversion re-done at every wake-up: keep waking.
             guard !entry.isWall else { return .wake }
             // The submitter still owns the entry: its deadline is settled.
-            guard unsafeDowncast(entry, to: LoopTimer.self).deadline >= promise.armedDeadline else { return .wake }
+            guard unsafeDowncast(entry, to: LoopTimer.self).deadlineBeforePublication >= promise.armedDeadline else { return .wake }
             return promise.isFlushing ? .nothing : .flush
         case .cancelled:
             // A cancelled timer that fires first is skipped by its state; it only holds memory

@@ -1,5 +1,5 @@
 import CLibUV
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 #if canImport(Glibc)

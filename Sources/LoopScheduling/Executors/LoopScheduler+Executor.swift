@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Swift concurrency on the loop: actors pinned to it and tasks that prefer it (Docs/Design.md §8.1).
 ///

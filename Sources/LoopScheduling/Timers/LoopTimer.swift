@@ -1,26 +1,72 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
 // Heap fields are loop-confined once published; the rest follows LoopWork's state machine.
-class LoopTimer: LoopWork, HeapSlotEntry, @unchecked Sendable {
+class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
     /// The engine to tell when the timer is disposed, so its slot is freed at once rather than at
     /// its deadline; nil only for entries made by the timer store's unit tests, which have no loop.
     final let core: LoopCore?
-    // Loop-confined once published. Final, so the heap reaches it without the vtable.
-    /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`.
-    @exclusivity(unchecked) final var deadline: Int64
+    // Loop-confined once published, reached through `deadline`; exclusive by that confinement.
+    @exclusivity(unchecked) private final var storedDeadline: Int64
 
+    /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`. Loop-confined
+    /// once published: debug builds check the loop thread. Final, so the heap reaches it without
+    /// the vtable.
+    final var deadline: Int64 {
+        @inline(__always) get {
+            assertConfined()
+            return storedDeadline
+        }
+        @inline(__always) set {
+            assertConfined()
+            storedDeadline = newValue
+        }
+    }
+
+    /// The deadline as the thread that made the entry reads it before publishing it (the remote
+    /// queue's wake rule): no confinement yet.
+    final var deadlineBeforePublication: Int64 { storedDeadline }
+
+    /// The timer's place in the store (a heap slot, a wheel position, or -1): loop-confined, in
+    /// `LoopWork`'s padding.
     final var heapIndex: Int {
-        @inline(__always) get { Int(slot) }
-        @inline(__always) set { slot = Int32(truncatingIfNeeded: newValue) }
+        @inline(__always) get {
+            assertConfined()
+            return Int(slot)
+        }
+        @inline(__always) set {
+            assertConfined()
+            slot = Int32(truncatingIfNeeded: newValue)
+        }
+    }
+
+    /// Debug builds stop the program when a published timer's store fields are reached off its
+    /// loop's thread. Timers of the store's unit tests have no loop.
+    @inline(__always)
+    final func assertConfined(_ function: StaticString = #function) {
+        #if DEBUG
+        core?.loopThread.assertCurrent(function)
+        #endif
+    }
+
+    /// An `at:` periodic timer's first tick ran: from here its deadlines are monotonic.
+    final func leaveWallClock() {
+        assertConfined()
+        isWall = false
     }
 
     init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.core = core
-        self.deadline = deadline
+        self.storedDeadline = deadline
         super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
+    }
+
+    /// A disposed timer leaves the store at once (on the loop thread) or when the loop next looks
+    /// at its queue, not at its deadline.
+    override public final func didDispose() {
+        core?.timerDisposed(self)
     }
 
     /// How late a tick may start, for coalescing wake-ups. One-shot closure timers have none.
@@ -57,7 +103,7 @@ final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchec
         handler.take()?.timerCancelledByScheduler()
     }
 
-    override func releaseAction() {
+    override public func releaseAction() {
         handler = nil
     }
 }
@@ -67,12 +113,30 @@ final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchec
 // Grid and tick fields are loop-confined; the closure follows LoopWork's state machine.
 final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     let tickLeeway: Int64
-    // Loop-confined once published, like the heap fields.
-    /// The grid; its origin moves to the monotonic clock at the first tick of a wall-clock timer.
-    @exclusivity(unchecked) var grid: PeriodicGrid
-    /// The index of the last tick that ran (0 before the first).
-    @exclusivity(unchecked) var tickIndex: Int64 = 0
-    @exclusivity(unchecked) var missedTicks = 0
+    // Loop-confined once published, reached through `ticks`; exclusive by that confinement.
+    @exclusivity(unchecked) private var storedTicks: Ticks
+
+    /// Where the timer stands on its grid.
+    struct Ticks {
+        /// The grid; its origin moves to the monotonic clock at the first tick of a wall-clock timer.
+        var grid: PeriodicGrid
+        /// The index of the last tick that ran (0 before the first).
+        var index: Int64 = 0
+        /// Grid points skipped before the next tick, told to it.
+        var missed = 0
+    }
+
+    /// Loop-confined once published, like the store fields: debug builds check the loop thread.
+    var ticks: Ticks {
+        _read {
+            assertConfined()
+            yield storedTicks
+        }
+        _modify {
+            assertConfined()
+            yield &storedTicks
+        }
+    }
     @exclusivity(unchecked) var tick: (@Sendable (_ missedTicks: Int) -> Void)?
     /// Told when the scheduler disposes the timer at shutdown (a handler's
     /// `timerCancelledByScheduler`), so an async tick sequence ends instead of waiting forever.
@@ -87,13 +151,13 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
         leeway: Int64,
         tick: @escaping @Sendable (Int) -> Void
     ) {
-        self.grid = PeriodicGrid(origin: deadline, interval: interval)
+        self.storedTicks = Ticks(grid: PeriodicGrid(origin: deadline, interval: interval))
         self.tickLeeway = leeway
         self.tick = tick
         super.init(core: core, deadline: deadline, isWall: isWall, isPeriodic: true, action: nil)
     }
 
-    override func releaseAction() {
+    override public func releaseAction() {
         tick = nil
         onCancelledByScheduler = nil
     }

@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// Every timer of one LoopScheduler and all the arithmetic about them: a loop-confined value,
 /// unit-tested without a loop (Docs/Design.md §5.4, §5.7).
@@ -28,7 +28,7 @@ import Scheduling
 /// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
 ///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
 ///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
-struct LoopTimerStore {
+struct LoopTimerStore: ~Copyable {
     /// Timers on the monotonic clock, and periodic timers once their first tick ran: in the heap
     /// when due within the horizon (or beyond the wheel), in the wheel otherwise.
     private(set) var monotonic: WheeledHeap<LoopTimer>
@@ -57,7 +57,9 @@ struct LoopTimerStore {
     }
 
     /// The wheel in front of the monotonic heap, for the tests.
-    var wheel: TimerWheel<LoopTimer> { monotonic.wheel }
+    var wheel: TimerWheel<LoopTimer> {
+        _read { yield monotonic.wheel }
+    }
 
     var count: Int { monotonic.count + wall.count }
     /// Slots the heaps and the wheel hold allocated: for the memory tests.
@@ -108,17 +110,11 @@ struct LoopTimerStore {
         case arm(in: Int64)
     }
 
-    /// When the loop must wake next, and records the arming.
-    ///
-    /// Leeway is a coalescing allowance (Dispatch's meaning), never a postponement: a timer alone
-    /// wakes the loop at its deadline. Its leeway only lets that wake-up move to one that falls
-    /// within it anyway — the one already armed, or the next timer's deadline — so two wake-ups
-    /// become one. Cancelling the first timer does not disarm (a cancel-heavy server would pay a
-    /// syscall per cancel): the driver fires once for nothing and is re-armed then. Wall-clock
-    /// timers are converted to the monotonic clock and re-checked at least once a second.
-    ///
-    /// `flushBy`, when given, is the latest the loop may next look at its queue (``RemoteQueue``'s
-    /// stragglers): a wake-up at or before it serves, like a timer without leeway.
+    /// When the loop must wake next, and records the arming: the monotonic timers' ``TimerWake``
+    /// (leeway coalescing, and the wheel's next bucket reaching the heap in time), the first
+    /// wall-clock timer converted to the monotonic clock and re-checked at least once a second, and
+    /// `flushBy`, when given: the latest the loop may next look at its queue (``RemoteQueue``'s
+    /// stragglers). An armed wake-up that serves all of them is kept.
     mutating func nextWake(
         monotonicNow: Int64,
         wallNow: @autoclosure () -> Int64,
@@ -126,40 +122,17 @@ struct LoopTimerStore {
     ) -> Wake {
         monotonic.advance(monotonicNow: monotonicNow)
         monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
-        var target = Nanoseconds.never
-        var latest = Nanoseconds.never
-        if let first = monotonic.heap.firstKey, first.deadline != Nanoseconds.never {
-            target = first.deadline
-            latest = first.deadline
-            let leeway = monotonic.heap.first!.leeway
-            if leeway > 0 {
-                latest = Nanoseconds.adding(first.deadline, leeway)
-                if let second = monotonic.heap.secondDeadline, second <= latest { target = max(target, second) }
-            }
-        }
+        var wake = monotonic.wake ?? TimerWake(at: Nanoseconds.never)
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
             let remaining = min(Nanoseconds.subtracting(first.deadline, wallNow()), Self.wallRecheck)
-            let converted = Nanoseconds.adding(monotonicNow, remaining)
-            target = min(target, converted)
-            latest = min(latest, converted)
+            wake.include(Nanoseconds.adding(monotonicNow, remaining))
         }
-        // The wheel's next bucket must reach the heap before its timers can be due: a wake-up at or
-        // before that serves, like `flushBy`.
-        let wheelBy = monotonic.nextAdvance
-        if let flushBy {
-            target = min(target, flushBy)
-            latest = min(latest, flushBy)
-        }
-        if wheelBy != .max {
-            target = min(target, wheelBy)
-            latest = min(latest, wheelBy)
-        }
-        guard target != Nanoseconds.never else { return .keep }
-        if target <= monotonicNow { return .runNow }
-        // An armed wake-up within the allowance serves this timer too.
-        if let armedDeadline, armedDeadline <= latest { return .keep }
-        armedDeadline = target
-        return .arm(in: target - monotonicNow)
+        if let flushBy { wake.include(flushBy) }
+        guard wake.target != Nanoseconds.never else { return .keep }
+        if wake.target <= monotonicNow { return .runNow }
+        if wake.isServed(byArmed: armedDeadline) { return .keep }
+        armedDeadline = wake.target
+        return .arm(in: wake.target - monotonicNow)
     }
 
     /// The driver fired: nothing is armed any more.
@@ -195,23 +168,20 @@ struct LoopTimerStore {
     var hasMonotonicTimers: Bool { !monotonic.isEmpty }
 
     /// Before the first tick of an `at:` periodic timer that fired `wallLateness` after its date:
-    /// from here on its grid is monotonic. It stands at the latest grid point of its date not after
-    /// now (a date long past must not turn into a stream of past deadlines), and the points before
-    /// count as missed.
+    /// from here on its grid is monotonic (``PeriodicGrid/leavingWallClock(lateness:monotonicNow:)``),
+    /// and the grid points already past count as missed.
     static func moveToMonotonicGrid(_ timer: PeriodicLoopTimer, wallLateness: Int64, monotonicNow: Int64) {
-        let interval = timer.grid.interval
-        timer.grid.origin = Nanoseconds.subtracting(monotonicNow, wallLateness % interval)
-        timer.tickIndex = 0
-        timer.missedTicks = Int(clamping: wallLateness / interval)
-        timer.isWall = false
+        let moved = timer.ticks.grid.leavingWallClock(lateness: wallLateness, monotonicNow: monotonicNow)
+        timer.ticks = PeriodicLoopTimer.Ticks(grid: moved.grid, index: 0, missed: Int(clamping: moved.missed))
+        timer.leaveWallClock()
     }
 
     /// After a tick that left the timer active: the next grid point after `monotonicNow`, skipping
     /// the ones already past (counted for the next tick), back into the heap.
     mutating func reinsertAfterTick(_ timer: PeriodicLoopTimer, monotonicNow: Int64) {
-        let next = timer.grid.next(after: timer.tickIndex, now: monotonicNow)
-        timer.tickIndex = next.index
-        timer.missedTicks = Int(clamping: next.skipped)
+        let next = timer.ticks.grid.next(after: timer.ticks.index, now: monotonicNow)
+        timer.ticks.index = next.index
+        timer.ticks.missed = Int(clamping: next.skipped)
         timer.deadline = next.deadline
         insert(timer)
     }

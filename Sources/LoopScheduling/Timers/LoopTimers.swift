@@ -1,4 +1,4 @@
-import Scheduling
+@_spi(SchedulerEngine) import Scheduling
 
 /// A loop's timers on its thread: the one way into and out of the ``LoopTimerStore``, the driver
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and
@@ -147,7 +147,7 @@ final class LoopTimers {
             LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: core.monotonicNow())
         }
         core.reporter.timerFired(lateness: lateness)
-        periodic.tick?(periodic.missedTicks)
+        periodic.tick?(periodic.ticks.missed)
         if ActionLifecycle.endTick(periodic.state) {
             // Also when shutdown began during the tick: the final drain disposes it with the rest.
             state.value.reinsertAfterTick(periodic, monotonicNow: core.monotonicNow())

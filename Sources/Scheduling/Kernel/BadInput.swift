@@ -5,7 +5,7 @@ import Foundation
 /// (got 0.0 seconds)`. They stop the program in every build configuration (`fatalError`, which
 /// `-O` keeps, unlike `precondition`'s message). The method name is only built on failure.
 package enum BadInput {
-    /// Stops the program if `date` is not finite; returns it otherwise.
+    /// Stops the program if `date` is not finite.
     package static func checkDate(
         _ date: Date,
         method: @autoclosure () -> String,
@@ -14,25 +14,7 @@ package enum BadInput {
         line: UInt = #line
     ) {
         let seconds = date.timeIntervalSinceReferenceDate
-        if !seconds.isFinite {
-            fatalError("\(method()): \(parameter) must be a finite date (got \(seconds))", file: file, line: line)
-        }
-    }
-
-    /// Stops the program unless `interval` is positive and `leeway` is not negative.
-    package static func checkPeriod(
-        _ interval: Duration,
-        leeway: Duration,
-        method: @autoclosure () -> String,
-        file: StaticString = #fileID,
-        line: UInt = #line
-    ) {
-        if interval <= .zero {
-            fatalError("\(method()): repeatingEvery must be positive (got \(interval))", file: file, line: line)
-        }
-        if leeway < .zero {
-            fatalError("\(method()): leeway must not be negative (got \(leeway))", file: file, line: line)
-        }
+        require(seconds.isFinite, method(), parameter, "must be a finite date", got: seconds, file: file, line: line)
     }
 
     /// Stops the program if `leeway` is negative.
@@ -42,9 +24,7 @@ package enum BadInput {
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        if leeway < .zero {
-            fatalError("\(method()): leeway must not be negative (got \(leeway))", file: file, line: line)
-        }
+        require(leeway >= .zero, method(), "leeway", "must not be negative", got: leeway, file: file, line: line)
     }
 
     /// Stops the program unless `value` is positive; `parameter` is its label.
@@ -55,13 +35,26 @@ package enum BadInput {
         file: StaticString = #fileID,
         line: UInt = #line
     ) {
-        if value <= .zero {
-            fatalError("\(method()): \(parameter) must be positive (got \(value))", file: file, line: line)
-        }
+        require(value > .zero, method(), parameter, "must be positive", got: value, file: file, line: line)
     }
 
     /// The name of `scheduler`'s type, for messages: `QueueScheduler`, `TestScheduler`.
     package static func typeName(_ scheduler: some AnyObject) -> String {
         String(describing: type(of: scheduler))
+    }
+
+    /// The one check and the one message format, `method: parameter rule (got value)`, that every
+    /// checker above shares.
+    @inline(__always)
+    private static func require(
+        _ holds: Bool,
+        _ method: @autoclosure () -> String,
+        _ parameter: String,
+        _ rule: StaticString,
+        got value: some CustomStringConvertible,
+        file: StaticString,
+        line: UInt
+    ) {
+        if !holds { fatalError("\(method()): \(parameter) \(rule) (got \(value))", file: file, line: line) }
     }
 }

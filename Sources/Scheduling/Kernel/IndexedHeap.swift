@@ -28,12 +28,13 @@ package protocol IndexedHeapEntry: HeapSlotEntry {
 /// on insert and given back on removal, and writes slots through that reference without touching
 /// the reference count (a retain there was an atomic on a cold cache line: half the loop's time).
 ///
-/// A heap must be emptied (`removeAll()`) before it is dropped, or its entries leak; every owner
-/// in this package does so on shutdown or deinit.
+/// The heap is not copyable: a copy would share the retained references, and the two would each
+/// give them back. Dropping a heap releases what it still holds (owners empty it with
+/// `removeAll()` on shutdown, to dispose of the entries first).
 ///
 /// - Complexity: `insert`, `removeFirst` and `remove(_:)` are O(log n); `first` is O(1).
 @usableFromInline
-package struct IndexedHeap<Entry: HeapSlotEntry> {
+package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline
     package struct Node {
         @usableFromInline var deadline: Int64
@@ -71,6 +72,10 @@ package struct IndexedHeap<Entry: HeapSlotEntry> {
     /// moment of its choosing.
     @inlinable package init(shrinksOnRemoval: Bool = true) {
         self.shrinksOnRemoval = shrinksOnRemoval
+    }
+
+    @inlinable deinit {
+        for node in storage { node.reference.release() }
     }
 
     @inlinable package var count: Int { storage.count }
@@ -221,7 +226,7 @@ package struct IndexedHeap<Entry: HeapSlotEntry> {
     }
 }
 
-extension IndexedHeap {
+extension IndexedHeap where Entry: HeapSlotEntry {
     /// The smallest deadline among the entries other than the first: every one of them is at least
     /// this late, which is what lets a timer driver delay a wake-up by the first entry's leeway
     /// without making any other entry late. Nil when there is at most one entry.

@@ -9,11 +9,11 @@ import Foundation
 ///
 /// Inlinable, so a caller in another module (the loop engine's submission queue) gets a
 /// specialized, inlined critical section rather than a generic call per lock.
-package final class LockedValue<Value> {
+package final class LockedValue<Value: ~Copyable> {
     @usableFromInline let lock = NSLock()
     @usableFromInline var value: Value
 
-    @inlinable package init(_ value: Value) {
+    @inlinable package init(_ value: consuming Value) {
         self.value = value
     }
 
@@ -27,4 +27,4 @@ package final class LockedValue<Value> {
 }
 
 // Every access to `value` happens under `lock`.
-extension LockedValue: @unchecked Sendable where Value: Sendable {}
+extension LockedValue: @unchecked Sendable where Value: Sendable & ~Copyable {}

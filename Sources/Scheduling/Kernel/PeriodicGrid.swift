@@ -8,7 +8,7 @@
 package struct PeriodicGrid: Sendable, Equatable {
     /// Where tick 0 stands, in the clock's nanoseconds.
     package var origin: Int64
-    /// The period in nanoseconds; positive (callers check it with `BadInput.checkPeriod`).
+    /// The period in nanoseconds; positive (`PeriodicSchedule` checks it).
     package let interval: Int64
 
     package init(origin: Int64, interval: Int64) {
@@ -50,5 +50,15 @@ package struct PeriodicGrid: Sendable, Equatable {
     package static func pointsPassed(since origin: Int64, interval: Int64, now: Int64) -> Int64 {
         guard origin < now else { return 0 }
         return Nanoseconds.subtracting(now, origin) / interval
+    }
+
+    /// The grid of a wall-clock periodic timer whose first tick fires `lateness` (wall-clock
+    /// nanoseconds, not negative) after its date, moved to the monotonic clock read at
+    /// `monotonicNow`: it stands at the latest grid point of its date not after now, as tick 0 (a
+    /// date long past must not turn into a stream of past deadlines), and the points between count
+    /// as `missed`. Every scheduler with wall-clock periodic timers moves them this way.
+    package func leavingWallClock(lateness: Int64, monotonicNow: Int64) -> (grid: PeriodicGrid, missed: Int64) {
+        let grid = PeriodicGrid(origin: Nanoseconds.subtracting(monotonicNow, lateness % interval), interval: interval)
+        return (grid, lateness / interval)
     }
 }

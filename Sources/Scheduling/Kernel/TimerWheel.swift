@@ -2,9 +2,13 @@
 /// hierarchical timing wheel (tokio's layout: 6 levels of 64 slots, an occupancy bitmap per level)
 /// whose lowest slots are not fired but handed to the heap one tick before they can be due.
 ///
-/// A timeout that is cancelled while it is still far away (nearly all of them) costs an append to
-/// a bucket and a swap-remove from it: O(1), no sift through a heap that outgrew the cache, and
-/// nothing kept until its bucket comes round. A timer that survives moves down a level each time
+/// A timeout that is cancelled while it is still far away (nearly all of them) costs a store into
+/// a bucket and a hole left in its place: O(1), no sift through a heap that outgrew the cache, and
+/// nothing of the timer kept until its bucket comes round. A hole (not a swap with the bucket's
+/// last entry) because the swap writes the moved entry's position: a cache miss on a cold entry
+/// per random cancel, the most expensive part of a cancel at millions of pending timers. Holes
+/// form a free list per bucket, most recent first, so the next insert into the bucket reuses the
+/// slot a cancel just left (still in cache); a quiet store compacts sparse buckets. A timer that survives moves down a level each time
 /// its bucket's range starts (at most five moves, each O(1)) and into the heap keyed by its exact
 /// `(deadline, sequence)`, so it fires with the heap's precision, in order with everything else.
 ///
@@ -15,24 +19,42 @@
 /// deadline and only its position in the bucket is stored: in its `heapIndex`, as `-(position + 2)`
 /// (-1 means in no store, 0 and up a heap slot).
 ///
-/// Like the heap, the wheel holds one retain of each entry and must be emptied (``removeAll()``)
-/// before it is dropped.
+/// Like the heap, the wheel holds one retain of each entry, is not copyable (a copy would give the
+/// retains back twice) and releases what it still holds when dropped.
 ///
 /// - Complexity: `insert` and `remove` O(1); moving a bucket O(its entries); finding the next
 ///   occupied bucket O(levels) with the bitmaps.
 @usableFromInline
-package struct TimerWheel<Entry: HeapSlotEntry> {
+package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline
     package struct Element {
-        /// Retained by the wheel while the entry is in it.
+        /// Retained by the wheel while the entry is in it; in a hole, the reference of the entry
+        /// that left, released and never dereferenced.
         @usableFromInline var reference: Unmanaged<Entry>
-        /// Stamped when the timer was scheduled: the heap orders equal deadlines by it.
+        /// Stamped when the timer was scheduled: the heap orders equal deadlines by it. In a hole,
+        /// ``holeBit`` and the next hole's position plus one (0: the last hole).
         @usableFromInline var sequence: UInt64
+
+        /// Sequence numbers count up from 0 and never reach it.
+        @usableFromInline static var holeBit: UInt64 { 1 << 63 }
 
         @inlinable init(_ reference: Unmanaged<Entry>, _ sequence: UInt64) {
             self.reference = reference
             self.sequence = sequence
         }
+
+        @inlinable var isHole: Bool { sequence & Self.holeBit != 0 }
+    }
+
+    /// A bucket's bookkeeping beside its array.
+    @usableFromInline
+    struct BucketState {
+        /// Entries in the bucket (its array also holds holes).
+        @usableFromInline var live: Int32 = 0
+        /// The most recent hole's position, or -1.
+        @usableFromInline var freeHead: Int32 = -1
+
+        @inlinable init() {}
     }
 
     @usableFromInline static var levels: Int { 6 }
@@ -42,6 +64,8 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
     @usableFromInline package let tickShift: Int
     /// `levels × 64` buckets, level-major.
     @usableFromInline var buckets: [[Element]]
+    /// Per bucket, its live count and free list.
+    @usableFromInline var bucketStates: [BucketState]
     /// Per level, bit `s` set when bucket `s` holds an entry.
     @usableFromInline var occupied: [UInt64]
     /// Per level, bit `s` set when bucket `s` may hold spare capacity (see ``shrinkBuckets(keeping:)``).
@@ -60,8 +84,15 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         precondition(tickShift >= 0 && tickShift < 26, "TimerWheel: tickShift \(tickShift) out of range")
         self.tickShift = tickShift
         buckets = Array(repeating: [], count: Self.levels * Self.slotsPerLevel)
+        bucketStates = Array(repeating: BucketState(), count: Self.levels * Self.slotsPerLevel)
         occupied = Array(repeating: 0, count: Self.levels)
         touched = Array(repeating: 0, count: Self.levels)
+    }
+
+    @inlinable deinit {
+        for bucket in buckets {
+            for element in bucket where !element.isHole { element.reference.release() }
+        }
     }
 
     @inlinable package var isEmpty: Bool { count == 0 }
@@ -97,9 +128,18 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         let (level, slot) = bucket(of: when)
         guard level < Self.levels else { return false }
         let index = level &* 64 &+ slot
-        let position = buckets[index].count
-        reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
-        buckets[index].append(Element(reference, sequence))
+        let hole = Int(bucketStates[index].freeHead)
+        if hole >= 0 {
+            let next = buckets[index][hole].sequence & ~Element.holeBit
+            bucketStates[index].freeHead = Int32(truncatingIfNeeded: Int64(next) - 1)
+            buckets[index][hole] = Element(reference, sequence)
+            reference._withUnsafeGuaranteedRef { $0.heapIndex = -(hole + 2) }
+        } else {
+            let position = buckets[index].count
+            buckets[index].append(Element(reference, sequence))
+            reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
+        }
+        bucketStates[index].live &+= 1
         occupied[level] |= 1 << UInt64(slot)
         count += 1
         let first = start(level: level, slot: slot)
@@ -115,23 +155,29 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         let position = -encoded - 2
         let (level, slot) = bucket(of: entry.deadline >> tickShift)
         let index = level &* 64 &+ slot
-        guard position < buckets[index].count,
+        guard position < buckets[index].count, !buckets[index][position].isHole,
             buckets[index][position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
         else { return false }
-        let last = buckets[index].count - 1
-        if position != last {
-            buckets[index].swapAt(position, last)
-            buckets[index][position].reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
-        }
-        buckets[index].removeLast().reference.release()
+        let released = buckets[index][position].reference
         entry.heapIndex = -1
         count -= 1
         // An empty wheel asks for no wake-up (a cancel-heavy loop would otherwise wake at the
         // boundary of a bucket it emptied).
         if count == 0 { nextStart = .max }
         let bit: UInt64 = 1 << UInt64(slot)
-        if buckets[index].isEmpty { occupied[level] &= ~bit }
         touched[level] |= bit
+        bucketStates[index].live &-= 1
+        if bucketStates[index].live == 0 {
+            // Nothing left but holes: the bucket starts over (a quiet store frees the buffer).
+            buckets[index].removeAll(keepingCapacity: true)
+            bucketStates[index].freeHead = -1
+            occupied[level] &= ~bit
+        } else {
+            let next = UInt64(Int64(bucketStates[index].freeHead) + 1)
+            buckets[index][position].sequence = Element.holeBit | next
+            bucketStates[index].freeHead = Int32(truncatingIfNeeded: position)
+        }
+        released.release()
         return true
     }
 
@@ -183,7 +229,7 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
     /// The earliest occupied bucket's first tick and how many entries it holds.
     @inlinable package var nextBucket: (start: Int64, count: Int)? {
         guard count > 0, let next = nextOccupied() else { return nil }
-        return (next.start, buckets[next.level &* 64 &+ next.slot].count)
+        return (next.start, Int(bucketStates[next.level &* 64 &+ next.slot].live))
     }
 
     /// Processes the earliest occupied bucket now, before its range begins: its entries go down a
@@ -205,8 +251,9 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         let bit: UInt64 = 1 << UInt64(next.slot)
         occupied[next.level] &= ~bit
         touched[next.level] |= bit
-        count -= taken.count
-        for element in taken {
+        count -= Int(bucketStates[index].live)
+        bucketStates[index] = BucketState()
+        for element in taken where !element.isHole {
             let deadline = element.reference._withUnsafeGuaranteedRef { entry in
                 entry.heapIndex = -1
                 return entry.deadline
@@ -225,7 +272,8 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
         var all: [Entry] = []
         all.reserveCapacity(count)
         for index in buckets.indices {
-            for element in buckets[index] {
+            bucketStates[index] = BucketState()
+            for element in buckets[index] where !element.isHole {
                 let entry = element.reference.takeRetainedValue()
                 entry.heapIndex = -1
                 all.append(entry)
@@ -244,9 +292,10 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
     /// Bucket slots allocated, for the memory tests.
     @inlinable package var capacity: Int { buckets.reduce(0) { $0 + $1.capacity } }
 
-    /// Gives back the buffers of emptied buckets, and of buckets that shrank to a quarter of a
-    /// capacity over `keeping` slots. Visits only buckets touched by a removal or a move since the last
-    /// call, so a quiet loop that asks every iteration pays nothing for the rest.
+    /// Gives back the buffers of emptied buckets, and compacts buckets that shrank to a quarter of a
+    /// capacity over `keeping` slots (dropping their holes, telling each entry its new position).
+    /// Visits only buckets touched by a removal or a move since the last call, so a quiet loop that
+    /// asks every iteration pays nothing for the rest.
     @inlinable package mutating func shrinkBuckets(keeping: Int) {
         for level in 0..<Self.levels {
             var bits = touched[level]
@@ -256,16 +305,21 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
                 bits &= bits &- 1
                 let index = level &* 64 &+ slot
                 let capacity = buckets[index].capacity
-                let count = buckets[index].count
-                if count == 0 {
+                let live = Int(bucketStates[index].live)
+                if live == 0 {
                     if capacity > 0 { buckets[index] = [] }
                     continue
                 }
-                guard capacity > keeping, count < capacity / 4 else { continue }
+                guard capacity > keeping, live < capacity / 4 else { continue }
                 var smaller: [Element] = []
-                smaller.reserveCapacity(count * 2)
-                smaller.append(contentsOf: buckets[index])
+                smaller.reserveCapacity(live * 2)
+                for element in buckets[index] where !element.isHole {
+                    let position = smaller.count
+                    element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
+                    smaller.append(element)
+                }
                 buckets[index] = smaller
+                bucketStates[index].freeHead = -1
             }
         }
     }
@@ -273,3 +327,4 @@ package struct TimerWheel<Entry: HeapSlotEntry> {
 
 extension TimerWheel: Sendable where Entry: Sendable {}
 extension TimerWheel.Element: Sendable where Entry: Sendable {}
+extension TimerWheel.BucketState: Sendable {}

@@ -8,7 +8,7 @@
 /// An entry's `heapIndex` says where it is: 0 and up a heap slot, -2 and down a wheel position,
 /// -1 nowhere.
 @usableFromInline
-package struct WheeledHeap<Entry: HeapSlotEntry> {
+package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline package var heap: IndexedHeap<Entry>
     @usableFromInline package var wheel: TimerWheel<Entry>
 

@@ -36,7 +36,8 @@ public struct PeriodicSchedule: Sendable, Equatable {
         line: UInt = #line
     ) {
         if case .at(let date) = start { BadInput.checkDate(date, method: method(), file: file, line: line) }
-        BadInput.checkPeriod(interval, leeway: leeway, method: method(), file: file, line: line)
+        BadInput.checkPositive(interval, parameter: "repeatingEvery", method: method(), file: file, line: line)
+        BadInput.checkLeeway(leeway, method: method(), file: file, line: line)
         self.start = start
         self.interval = interval
         self.leeway = leeway

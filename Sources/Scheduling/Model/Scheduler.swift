@@ -88,8 +88,8 @@ extension DateScheduler {
         leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let method = name("schedule(after:repeatingEvery:leeway:)")
-        return schedule(PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method), action)
+        let call = "schedule(after:repeatingEvery:leeway:)"
+        return schedule(checkedSchedule(.after(delay), interval, leeway, call: call), action)
     }
 
     /// Like ``schedule(after:repeatingEvery:leeway:_:)``, with the first tick at the wall-clock
@@ -102,12 +102,27 @@ extension DateScheduler {
         leeway: Duration = .zero,
         _ action: @escaping @Sendable () -> Void
     ) -> any Disposable {
-        let method = name("schedule(at:repeatingEvery:leeway:)")
-        return schedule(PeriodicSchedule(.at(date), interval: interval, leeway: leeway, method: method), action)
+        let call = "schedule(at:repeatingEvery:leeway:)"
+        return schedule(checkedSchedule(.at(date), interval, leeway, call: call), action)
     }
 
     /// `TypeName.method`, for the bad-input messages.
     package func name(_ method: String) -> String {
         "\(BadInput.typeName(self)).\(method)"
+    }
+
+    /// The one way a periodic call of this scheduler makes its ``PeriodicSchedule``: checked, and
+    /// on bad input stopping the program with a message that names `TypeName.call` (`call` is the
+    /// call's name without the type, such as `schedule(after:repeatingEvery:leeway:)`), the name
+    /// built only then.
+    package func checkedSchedule(
+        _ start: TimerStart,
+        _ interval: Duration,
+        _ leeway: Duration,
+        call: String,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> PeriodicSchedule {
+        PeriodicSchedule(start, interval: interval, leeway: leeway, method: name(call), file: file, line: line)
     }
 }

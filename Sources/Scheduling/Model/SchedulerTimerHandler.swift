@@ -71,9 +71,8 @@ extension DateScheduler {
         leeway: Duration,
         handler: Handler
     ) -> any Disposable {
-        let method = name("schedule(after:repeatingEvery:leeway:handler:)")
-        let schedule = PeriodicSchedule(.after(delay), interval: interval, leeway: leeway, method: method)
-        return self.schedule(schedule, handler: handler)
+        let call = "schedule(after:repeatingEvery:leeway:handler:)"
+        return schedule(checkedSchedule(.after(delay), interval, leeway, call: call), handler: handler)
     }
 
     /// The default for schedulers that never shut down: a closure timer around the handler, which

@@ -22,7 +22,7 @@ extension DispatchQueueScheduler {
     /// Schedules `action` on the queue. See ``Scheduler/schedule(_:)``.
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let entry = ScheduledAction(action)
+        let entry = ScheduledAction(action: action)
         queue.async { entry.runOnce(as: self) }
         return entry
     }

@@ -21,7 +21,7 @@ import Foundation
 /// concurrent queue. An `at:` periodic timer waits for its first tick in the wall-clock heap; from
 /// that tick on its grid is monotonic.
 package final class DispatchTimerQueue: Sendable {
-    private struct State {
+    private struct State: ~Copyable {
         /// A heap for what is due within a tick, a timing wheel in front of it for the rest (the
         /// store the LoopScheduler uses): far timeouts are inserted and cancelled in O(1).
         var monotonic = WheeledHeap<QueueTimer>(
@@ -128,9 +128,9 @@ package final class DispatchTimerQueue: Sendable {
         }
     }
 
-    /// Re-arms a source whose wake-up target moved earlier than what it is armed for (or that is
-    /// not armed). A later target (the first timer was disposed) keeps the old arming: one
-    /// wake-up for nothing beats a re-arm per cancel.
+    /// Re-arms a source whose wake-up (``TimerWake``: leeway coalescing, the wheel's next bucket)
+    /// is not served by its arming. A later target (the first timer was disposed) keeps the old
+    /// arming: one wake-up for nothing beats a re-arm per cancel.
     private func arm(_ state: inout State) {
         if state.monotonic.nextAdvance < state.armedMonotonic ?? .max {
             // The wheel would set the wake-up: hand it what is due soon first, so a lone timer
@@ -139,48 +139,22 @@ package final class DispatchTimerQueue: Sendable {
             state.monotonic.advance(monotonicNow: now)
             state.monotonic.moveSmallBuckets(monotonicNow: now)
         }
-        if let (target, latest) = Self.wakeUp(for: state.monotonic),
-            state.armedMonotonic.map({ $0 > latest }) ?? true
-        {
-            state.armedMonotonic = target
-            let remaining = max(0, Nanoseconds.subtracting(target, Nanoseconds.monotonicNow()))
+        if let wake = state.monotonic.wake, !wake.isServed(byArmed: state.armedMonotonic) {
+            state.armedMonotonic = wake.target
+            let remaining = max(0, Nanoseconds.subtracting(wake.target, Nanoseconds.monotonicNow()))
             monotonicSource.schedule(
                 deadline: .now() + .nanoseconds(Int(remaining)),
                 repeating: .never,
                 leeway: .nanoseconds(0)
             )
         }
-        if let (target, latest) = Self.wakeUp(for: state.wall), state.armedWall.map({ $0 > latest }) ?? true {
-            state.armedWall = target
+        if let wake = state.wall.wake, !wake.isServed(byArmed: state.armedWall) {
+            state.armedWall = wake.target
             // A past date (down to `distantPast`, saturated) is "now": Dispatch is not handed a
             // negative timespec.
-            let wallDeadline = max(target, Nanoseconds.wallNow())
+            let wallDeadline = max(wake.target, Nanoseconds.wallNow())
             wallSource.schedule(wallDeadline: Self.wallTime(wallDeadline), repeating: .never, leeway: .nanoseconds(0))
         }
-    }
-
-    /// When a heap's source must wake, and the latest wake-up that still serves its first timer.
-    ///
-    /// Leeway is a coalescing allowance (Dispatch's meaning), never a postponement: a timer alone
-    /// wakes at its deadline. Its leeway only lets that wake-up move to one that falls within it
-    /// anyway (the one already armed, or the next timer's deadline), so two wake-ups become one.
-    /// A saturated leeway therefore still ticks: at its deadline, or with the next timer.
-    private static func wakeUp(for timers: WheeledHeap<QueueTimer>) -> (target: Int64, latest: Int64)? {
-        // The wheel's next bucket must reach the heap before any of its timers is due.
-        let wheelBy = timers.nextAdvance
-        guard let (target, latest) = wakeUp(for: timers.heap) else {
-            return wheelBy == .max ? nil : (wheelBy, wheelBy)
-        }
-        return (min(target, wheelBy), min(latest, wheelBy))
-    }
-
-    private static func wakeUp(for heap: IndexedHeap<QueueTimer>) -> (target: Int64, latest: Int64)? {
-        guard let first = heap.firstKey, first.deadline != Nanoseconds.never else { return nil }
-        let leeway = heap.first!.leeway
-        guard leeway > 0 else { return (first.deadline, first.deadline) }
-        let latest = Nanoseconds.adding(first.deadline, leeway)
-        guard let second = heap.secondDeadline, second <= latest else { return (first.deadline, latest) }
-        return (max(first.deadline, second), latest)
     }
 
     /// Pops what is due on either clock, in heap order, and runs it: in this handler, in order, on a
@@ -218,10 +192,10 @@ package final class DispatchTimerQueue: Sendable {
     /// its next grid point after now.
     private func run(_ timer: QueueTimer) {
         guard timer.grid != nil else {
-            timer.runOnce()
+            timer.runOnce(as: timer.owner)
             return
         }
-        guard timer.runTick() else { return }
+        guard timer.runTick(as: timer.owner) else { return }
         let now = Nanoseconds.monotonicNow()
         state.withLock { state in
             // A dispose that won after the tick ended has released the closure and tried to remove

@@ -155,7 +155,7 @@ private final class TestTimer: IndexedHeapEntry, DisposeOutcomeReporting, @unche
     }
 }
 
-private struct TestState {
+private struct TestState: ~Copyable {
     var now: Int64
     var sequence: UInt64 = 0
     var heap = IndexedHeap<TestTimer>()
