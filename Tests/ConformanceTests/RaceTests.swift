@@ -66,25 +66,29 @@ struct Races {
             @Sendable func isDisposed(_ id: Int) -> Bool { (id / perWorker + id % perWorker) % 2 == 0 }
             let scheduler = harness.dateScheduler
             // `concurrentPerform` blocks its caller until every worker is done: a thread made for it.
-            await onOwnThread { DispatchQueue.concurrentPerform(iterations: 4) { worker in
-                for index in 0..<perWorker {
-                    let id = worker * perWorker + index
-                    let disposable = scheduler.schedule(after: .microseconds(index % 3 * 50)) {
-                        let (started, found) = actions[id].mark.compareExchange(
-                            expected: 0,
-                            desired: 1,
-                            ordering: .acquiringAndReleasing
-                        )
-                        if !started && found == 2 { lateStarts.add(1, ordering: .relaxed) }
-                        actions[id].runs.add(1, ordering: .relaxed)
-                    }
-                    if isDisposed(id) {
-                        disposable.dispose()
-                        _ = actions[id].mark.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
+            await onOwnThread {
+                DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                    for index in 0..<perWorker {
+                        let id = worker * perWorker + index
+                        let disposable = scheduler.schedule(after: .microseconds(index % 3 * 50)) {
+                            let (started, found) = actions[id].mark.compareExchange(
+                                expected: 0,
+                                desired: 1,
+                                ordering: .acquiringAndReleasing
+                            )
+                            if !started && found == 2 { lateStarts.add(1, ordering: .relaxed) }
+                            actions[id].runs.add(1, ordering: .relaxed)
+                        }
+                        if isDisposed(id) {
+                            disposable.dispose()
+                            _ = actions[id].mark.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
+                        }
                     }
                 }
-            } }
-            stop.store(true, ordering: .releasing)
+                // From this thread, not after the hop back: the driver spins until told, however long
+                // this task waits for a pool thread.
+                stop.store(true, ordering: .releasing)
+            }
             await driver?.value
             let kept = (0..<total).filter { !isDisposed($0) }
             let allRan = await harness.eventually { kept.allSatisfy { actions[$0].runs.load(ordering: .relaxed) >= 1 } }

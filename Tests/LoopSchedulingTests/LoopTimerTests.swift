@@ -108,31 +108,45 @@ struct LoopTimerTests {
         arguments: TimerDriverKind.all
     )
     func zeroDelayDoesNotStarve(driver: TimerDriverKind) async throws {
-        // On a clock the test steps: the re-arming timer is due at every pass, the 50 ms timer only
-        // once the clock reaches it, however many passes this machine manages meanwhile.
+        // On a clock the re-arming timer itself steps, after 100 passes: the 50 ms timer is due only
+        // from then on, however many passes this machine manages in a millisecond. The chain counts
+        // its passes and ends itself 100 passes after the fire (or 1,000 after the step without
+        // one): the loop never blocks while it runs, so its length must not depend on how soon this
+        // task gets a thread to look.
         let clock = SteppableClock()
         let origin = Nanoseconds.monotonicNow()
         clock.freezeMonotonic(at: origin)
         let loop = try LoopScheduler(name: "starve", clock: clock, driver: driver)
-        await shuttingDown(loop) {
-            let stop = Atomic<Bool>(false)
-            let spins = Atomic<Int>(0)
-            let fired = Atomic<Bool>(false)
-            @Sendable func rearm() {
-                guard !stop.load(ordering: .relaxed) else { return }
-                spins.add(1, ordering: .relaxed)
-                loop.schedule(after: .zero) { rearm() }
+        try await shuttingDown(loop) {
+            struct Chain {
+                var passes = 0
+                var firedAtPass: Int?
+                var firedBeforeStep = false
+                var ended = false
             }
+            let chain = LockedValue(Chain())
+            let stepAt = 100
+            @Sendable func rearm() {
+                let goesOn = chain.withLock { chain -> Bool in
+                    chain.passes += 1
+                    if chain.passes == stepAt {
+                        chain.firedBeforeStep = chain.firedAtPass != nil
+                        clock.freezeMonotonic(at: origin + 50_000_000)
+                    }
+                    let limit = chain.firedAtPass.map { $0 + 100 } ?? stepAt + 1_000
+                    chain.ended = chain.passes >= limit
+                    return !chain.ended
+                }
+                if goesOn { loop.schedule(after: .zero) { rearm() } }
+            }
+            // Scheduled first: its deadline is read from the clock before the chain can step it.
+            loop.schedule(after: .milliseconds(50)) { chain.withLock { $0.firedAtPass = $0.passes } }
             loop.schedule { rearm() }
-            loop.schedule(after: .milliseconds(50)) { fired.store(true, ordering: .relaxed) }
-            #expect(await eventually { spins.load(ordering: .relaxed) >= 100 }, "the re-arming timer does not run")
-            let firedEarly = fired.load(ordering: .relaxed)
-            #expect(!firedEarly, "the 50 ms timer fired before the clock reached it")
-            clock.freezeMonotonic(at: origin + 50_000_000)
-            #expect(await eventually { fired.load(ordering: .relaxed) }, "the re-arming timer starved the 50 ms timer")
-            let atFire = spins.load(ordering: .relaxed)
-            #expect(await eventually { spins.load(ordering: .relaxed) >= atFire + 100 }, "the re-arming timer stopped")
-            stop.store(true, ordering: .relaxed)
+            #expect(await eventually { chain.withLock { $0.ended } }, "the re-arming timer stopped re-arming")
+            let result = chain.withLock { $0 }
+            #expect(!result.firedBeforeStep, "the 50 ms timer fired before the clock reached it")
+            let firedAt = try #require(result.firedAtPass, "the re-arming timer starved the 50 ms timer for 1,000 passes")
+            #expect(result.passes == firedAt + 100, "the re-arming did not go on after the 50 ms timer fired")
         }
     }
 
