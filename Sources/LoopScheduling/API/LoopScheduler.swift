@@ -143,9 +143,10 @@ public final class LoopScheduler: DateScheduler {
     }
 
     /// Dropping the last reference shuts the loop down as ``shutdown()`` does, waiting on a thread
-    /// that runs no loop. On the loop's own thread nobody is left to join it, so it detaches.
+    /// that runs no loop. On a loop thread (its own, or another loop's, which must not wait) nobody
+    /// is left to join it, so it detaches.
     deinit {
-        if core.isOnLoopThread { core.thread?.detachWhenFinished() }
+        if core.isOnLoopThread || LoopThreadMarker.isLoopThread { core.thread?.detachWhenFinished() }
         core.shutdown()
     }
 

@@ -14,8 +14,8 @@ import Glibc
 ///
 /// ```
 /// running ──detachWhenFinished──▶ detachRequested ──thread ends──▶ detached
-///    │                                   │
-///    └────────────join───────────────────┴──▶ joining ──pthread_join returned──▶ joined
+///    │  └──thread ends──▶ ended ──detachWhenFinished──────────────────▲
+///    └───────────join (from running, detachRequested or ended)──▶ joining ──returned──▶ joined
 /// ```
 // `thread` is written once by `start` before any other thread sees the object; `state` only under
 // `condition`.
@@ -25,6 +25,8 @@ final class LoopThread: @unchecked Sendable {
         /// Nobody will join: the thread detaches itself when its body returns.
         case detachRequested
         case detached
+        /// The body returned; nobody joined or detached the thread yet.
+        case ended
         /// A caller is in `pthread_join` (without the lock: the thread takes it to finish).
         case joining
         case joined
@@ -86,20 +88,33 @@ final class LoopThread: @unchecked Sendable {
 
     /// Says nobody will join the thread (its scheduler was dropped on the thread itself): it
     /// detaches itself when its body returns. Called on the thread.
+    /// Also after the thread ended: it is detached now (a scheduler dropped on another loop's
+    /// thread, which must not wait for it, would otherwise leave it unreaped).
     func detachWhenFinished() {
         condition.lock()
         defer { condition.unlock() }
-        if state == .running { state = .detachRequested }
+        switch state {
+        case .running: state = .detachRequested
+        case .ended:
+            state = .detached
+            let rc = pthread_detach(thread)
+            precondition(rc == 0, "pthread_detach failed: \(rc)")
+        case .detachRequested, .detached, .joining, .joined: break
+        }
     }
 
     /// The thread's last act: detach if nobody will join.
     private func finished() {
         condition.lock()
         defer { condition.unlock() }
-        guard state == .detachRequested else { return }
-        state = .detached
-        let rc = pthread_detach(pthread_self())
-        precondition(rc == 0, "pthread_detach failed: \(rc)")
+        switch state {
+        case .running: state = .ended
+        case .detachRequested:
+            state = .detached
+            let rc = pthread_detach(pthread_self())
+            precondition(rc == 0, "pthread_detach failed: \(rc)")
+        case .ended, .detached, .joining, .joined: break
+        }
     }
 
     /// Waits for the thread to exit. Idempotent; concurrent callers all return after it exited.
@@ -108,7 +123,7 @@ final class LoopThread: @unchecked Sendable {
     func join() {
         condition.lock()
         switch state {
-        case .running, .detachRequested:
+        case .running, .detachRequested, .ended:
             state = .joining
             condition.unlock()
             let rc = pthread_join(thread, nil)

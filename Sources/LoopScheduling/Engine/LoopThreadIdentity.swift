@@ -35,10 +35,10 @@ final class LoopThreadIdentity: Sendable {
 
     /// Debug builds stop the program, naming the scheduler and `function`, off the loop thread.
     @inline(__always)
-    func assertCurrent(_ function: StaticString = #function) {
+    func assertCurrent(_ type: StaticString = "LoopCore", _ function: StaticString = #function) {
         #if DEBUG
         if !isCurrent {
-            fatalError("LoopCore.\(function): loop-confined state of '\(name)' reached off its loop thread")
+            fatalError("\(type).\(function): loop-confined state of '\(name)' reached off its loop thread")
         }
         #endif
     }

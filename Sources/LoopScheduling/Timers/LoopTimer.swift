@@ -47,7 +47,7 @@ class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
     @inline(__always)
     final func assertConfined(_ function: StaticString = #function) {
         #if DEBUG
-        core?.loopThread.assertCurrent(function)
+        core?.loopThread.assertCurrent("LoopTimer", function)
         #endif
     }
 

@@ -4,7 +4,8 @@
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and
 /// is tested without a loop; this part connects it to the loop.)
 ///
-/// A timer's path, in this folder but for the libuv callback that wakes it:
+/// A timer's path (the timer-specific steps are in this folder and the kernel's heap and wheel; the
+/// engine's submit path and the libuv callbacks carry it there):
 ///
 /// 1. **Schedule.** `LoopScheduler.schedule(after:)` makes the entry (``LoopEntryRecycler``) and
 ///    submits it (``LoopCore/submit(_:)``): on the loop thread it is filed at once; from another

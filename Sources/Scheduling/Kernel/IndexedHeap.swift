@@ -75,7 +75,10 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     @inlinable deinit {
-        for node in storage { node.reference.release() }
+        for node in storage {
+            node.setSlot(-1)
+            node.reference.release()
+        }
     }
 
     @inlinable package var count: Int { storage.count }

@@ -63,7 +63,9 @@ open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
         if let action { CurrentScheduler.withCurrent(scheduler, action) }
     }
 
-    /// Runs one periodic tick as `scheduler`'s action, unless the entry was disposed first.
+    /// Runs one periodic tick of ``action`` as `scheduler`'s action, unless the entry was disposed
+    /// first. (The loop engine's periodic timers tick a closure of their own and follow the same
+    /// transitions in `LoopTimers`.)
     ///
     /// - Returns: whether the entry is still active after the tick (a dispose during the tick
     ///   released the closure here).

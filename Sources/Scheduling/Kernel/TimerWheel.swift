@@ -91,7 +91,10 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 
     @inlinable deinit {
         for bucket in buckets {
-            for element in bucket where !element.isHole { element.reference.release() }
+            for element in bucket where !element.isHole {
+                element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+                element.reference.release()
+            }
         }
     }
 
@@ -226,10 +229,11 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         nextStart = nextOccupied()?.start ?? .max
     }
 
-    /// The earliest occupied bucket's first tick and how many entries it holds.
+    /// The earliest occupied bucket's first tick and how many slots moving it visits (its entries
+    /// and the holes cancels left among them): the cost of the move.
     @inlinable package var nextBucket: (start: Int64, count: Int)? {
         guard count > 0, let next = nextOccupied() else { return nil }
-        return (next.start, Int(bucketStates[next.level &* 64 &+ next.slot].live))
+        return (next.start, buckets[next.level &* 64 &+ next.slot].count)
     }
 
     /// Processes the earliest occupied bucket now, before its range begins: its entries go down a
