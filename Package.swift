@@ -43,6 +43,11 @@ let package = Package(
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
         .library(name: "SchedulingTracing", targets: ["SchedulingTracing"]),
+        // Not API: the benchmark workloads that `loopsched`, `Benchmarks/` and
+        // `Examples/TimeoutServer` share. A product only because those two are packages of their
+        // own; everything in it is `@_spi(Workloads)`, so a plain `import` sees nothing, and it
+        // may change in any release. Not in the documentation (scripts/docs.sh, .spi.yml).
+        .library(name: "SchedulingWorkloads", targets: ["SchedulingWorkloads"]),
         .executable(name: "loopsched", targets: ["loopsched"]),
     ],
     traits: traits,
@@ -111,10 +116,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The benchmark workloads (not API, see the product): this package's targets only, so a
+        // package using it resolves nothing more.
+        .target(
+            name: "SchedulingWorkloads",
+            dependencies: ["Scheduling", "LoopScheduling", "CProcessStats"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "loopsched",
             dependencies: [
-                "Scheduling", "LoopScheduling", "CProcessStats", "SchedulingTracing",
+                "Scheduling", "LoopScheduling", "SchedulingWorkloads", "SchedulingTracing",
                 .product(
                     name: "ArgumentParser",
                     package: "swift-argument-parser",
@@ -183,6 +195,11 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SchedulingWorkloadsTests",
+            dependencies: ["SchedulingWorkloads", "Scheduling"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -28,6 +28,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Scheduling", package: "swift-schedulers"),
                 .product(name: "LoopScheduling", package: "swift-schedulers"),
+                // The workloads, shared with `loopsched bench` (not API: SPI).
+                .product(name: "SchedulingWorkloads", package: "swift-schedulers"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "CLibUVFloor",

@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "SchedulingServiceLifecycle", package: "swift-schedulers"),
                 .product(name: "LoopSchedulingMetrics", package: "swift-schedulers"),
                 .product(name: "SchedulingTracing", package: "swift-schedulers"),
+                .product(name: "SchedulingWorkloads", package: "swift-schedulers"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import LoopScheduling
 import Scheduling
+@_spi(Workloads) import SchedulingWorkloads
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -18,16 +18,18 @@ struct Trace: Sendable {
     /// One start of an action: which op, which run of it, when it started and ended (scheduler's
     /// clock), and whether the scheduler was current.
     struct Run: Sendable {
+        // Which run: the op, the child, and how it ran.
         var op: Int
-        var start: Int64
-        var end: Int64
-        var wallStart: Int64
-        var wasCurrent: Bool
         /// For nested children: which child.
         var child: Int
         /// Recorded in a task after an async wait, not as one of the scheduler's actions: rules 2
         /// and 3 (current scheduler, serial) do not apply to it.
         var inTask = false
+        // What the run saw.
+        var start: Int64
+        var end: Int64
+        var wallStart: Int64
+        var wasCurrent: Bool
     }
 
     var runs: [Run] = []
@@ -100,8 +102,13 @@ struct ScriptRunner {
             trace.withLock {
                 $0.runs.append(
                     .init(
-                        op: op, start: start, end: end, wallStart: wallStart, wasCurrent: current, child: child,
-                        inTask: inTask
+                        op: op,
+                        child: child,
+                        inTask: inTask,
+                        start: start,
+                        end: end,
+                        wallStart: wallStart,
+                        wasCurrent: current
                     )
                 )
             }

@@ -1,6 +1,15 @@
 #if CommandLineTool
 import Foundation
 
+/// A system a report has a row or an object for.
+protocol BenchSystemName: Hashable {
+    var displayName: String { get }
+}
+
+extension BenchTarget: BenchSystemName {}
+extension AsyncSystem: BenchSystemName {}
+extension TracingSystem: BenchSystemName {}
+
 /// Medians of every metric, laid out as a table or as JSON.
 struct Report {
     let workloads: [Workload]
@@ -24,8 +33,7 @@ struct Report {
     }
 
     func medianOf(_ workload: Workload, _ target: BenchTarget, _ metric: String) -> Double? {
-        let values = samples[workload]?[target]?.compactMap { $0.metrics[metric] } ?? []
-        return values.isEmpty ? nil : median(values)
+        samples[workload]?[target]?.median(of: metric)
     }
 
     func table() -> String {
@@ -33,14 +41,8 @@ struct Report {
             "loopsched bench — medians of \(repetitions) run(s) each, interleaved; ratio = Loop / Queue (lower is better)",
             conditions.summary,
             "",
-            Self.row("workload", "metric", "LoopScheduler", "QueueScheduler", "ratio"),
-            Self.row(
-                String(repeating: "-", count: 15),
-                String(repeating: "-", count: 19),
-                String(repeating: "-", count: 14),
-                String(repeating: "-", count: 14),
-                String(repeating: "-", count: 7)
-            ),
+            Self.row(["workload", "metric", "LoopScheduler", "QueueScheduler", "ratio"], Self.widths, leftAligned: 2),
+            Self.row(Self.widths.map { String(repeating: "-", count: $0) }, Self.widths, leftAligned: 2),
         ]
         if workloads.isEmpty { return lines.prefix(2).joined(separator: "\n") }
         for workload in workloads {
@@ -52,11 +54,12 @@ struct Report {
                 if let loop, let queue, queue != 0 { ratio = Self.format(loop / queue) } else { ratio = "–" }
                 lines.append(
                     Self.row(
-                        first ? workload.rawValue : "",
-                        metric,
-                        loop.map(Self.format) ?? "–",
-                        queue.map(Self.format) ?? "–",
-                        ratio
+                        [
+                            first ? workload.rawValue : "", metric, loop.map(Self.format) ?? "–",
+                            queue.map(Self.format) ?? "–", ratio,
+                        ],
+                        Self.widths,
+                        leftAligned: 2
                     )
                 )
                 first = false
@@ -65,10 +68,13 @@ struct Report {
         return lines.joined(separator: "\n")
     }
 
-    private static func row(_ columns: String...) -> String {
-        let widths = [15, 19, 14, 14, 7]
-        return zip(columns, widths).enumerated().map { index, pair in
-            index < 2
+    private static let widths = [15, 19, 14, 14, 7]
+
+    /// One line of a table: the first `leftAligned` columns padded on the right, the others
+    /// (figures) on the left.
+    static func row(_ columns: [String], _ widths: [Int], leftAligned: Int = 1) -> String {
+        zip(columns, widths).enumerated().map { index, pair in
+            index < leftAligned
                 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
                 : String(repeating: " ", count: max(0, pair.1 - pair.0.count)) + pair.0
         }.joined(separator: "  ")
@@ -82,22 +88,42 @@ struct Report {
     }
 
     func jsonObjects() -> [String] {
-        var objects: [String] = []
-        for workload in workloads {
-            for target in BenchTarget.allCases {
-                guard let runs = samples[workload]?[target] else { continue }
-                let figures = metrics(of: workload).compactMap { metric in
-                    medianOf(workload, target, metric).map { "\(Self.quoted(metric)): \(Self.jsonNumber($0))" }
+        Self.jsonObjects(
+            samples,
+            workloads: workloads,
+            systems: { _ in BenchTarget.allCases },
+            fields: { _, _ in [conditions.jsonFields] },
+            metrics: metrics(of:)
+        )
+    }
+
+    /// The objects of `--json`: for each workload and system that ran, in the given orders, the
+    /// medians of the workload's `metrics` and the runs' failures; `fields` (`"key": value`
+    /// pairs) go between the names and the runs.
+    static func jsonObjects<Workload: RawRepresentable<String> & Hashable, System: BenchSystemName>(
+        _ samples: [Workload: [System: [Sample]]],
+        workloads: [Workload],
+        systems: (Workload) -> [System],
+        fields: (Workload, System) -> [String],
+        metrics: (Workload) -> [String]
+    ) -> [String] {
+        workloads.flatMap { workload in
+            systems(workload).compactMap { system in
+                samples[workload]?[system].map { runs in
+                    let figures = metrics(workload).compactMap { metric in
+                        runs.median(of: metric).map { "\(quoted(metric)): \(jsonNumber($0))" }
+                    }
+                    let failures = runs.flatMap(\.failures).map(quoted)
+                    let members =
+                        ["\"workload\": \(quoted(workload.rawValue))", "\"scheduler\": \(quoted(system.displayName))"]
+                        + fields(workload, system) + [
+                            "\"repetitions\": \(runs.count)", "\"medians\": {\(figures.joined(separator: ", "))}",
+                            "\"failures\": [\(failures.joined(separator: ", "))]",
+                        ]
+                    return "{" + members.joined(separator: ", ") + "}"
                 }
-                let failures = runs.flatMap(\.failures).map(Self.quoted)
-                objects.append(
-                    "{\"workload\": \(Self.quoted(workload.rawValue)), \"scheduler\": \(Self.quoted(target.displayName)), "
-                        + "\(conditions.jsonFields), \"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
-                        + "\"failures\": [\(failures.joined(separator: ", "))]}"
-                )
             }
         }
-        return objects
     }
 
     static func quoted(_ text: String) -> String {

@@ -1,6 +1,7 @@
 #if CommandLineTool
 import ArgumentParser
 import LoopScheduling
+@_spi(Workloads) import SchedulingWorkloads
 
 /// `--driver`: the timer driver of every LoopScheduler in a run, so the uv_timer fallback (the
 /// only driver off Linux) can be measured here too and not just assumed to be close.

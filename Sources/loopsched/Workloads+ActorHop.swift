@@ -1,6 +1,7 @@
 #if CommandLineTool
 import LoopScheduling
 import Scheduling
+@_spi(Workloads) import SchedulingWorkloads
 
 /// `actor-hop`: what a call to an actor living on a scheduler costs. From a task on the global pool
 /// every call is a thread hand-off each way; from a task that prefers the actor's scheduler, both
@@ -36,10 +37,9 @@ extension AsyncWorkload {
         home: (any Scheduler)?
     ) -> Sample {
         var sample = Sample()
-        var runs = [("pool", AsyncBridge.value(of: Task.detached { await callRepeatedly(target, n, home: nil) }))]
+        var runs = [("pool", Workloads.actorHop(to: target, n, preferring: nil, home: nil))]
         if let executor {
-            let task = Task(executorPreference: executor) { await callRepeatedly(target, n, home: home) }
-            runs.append(("own", AsyncBridge.value(of: task)))
+            runs.append(("own", Workloads.actorHop(to: target, n, preferring: executor, home: home)))
         }
         for (label, run) in runs {
             guard let run else {
@@ -54,61 +54,6 @@ extension AsyncWorkload {
         let total = AsyncBridge.value(of: Task.detached { await target.hop() - 1 })
         if total != expected { sample.failures.append("the actor counted \(total ?? -1) calls, not \(expected)") }
         return sample
-    }
-}
-
-/// One caller's figures.
-struct HopRun: Sendable {
-    var nanoseconds: Int64
-    var cpuSeconds: Double
-    /// The caller ran on `home` before the first call and after the last.
-    var stayedHome: Bool
-}
-
-/// `n` awaited calls from wherever the current task runs. Nonisolated, so it runs on the task's
-/// executor preference if it has one, else on the global pool.
-func callRepeatedly<Target: HopTarget>(_ target: Target, _ n: Int, home: (any Scheduler)?) async -> HopRun {
-    let startedHome = AsyncBridge.isCurrent(home)
-    let cpu = Measure.processCPUSeconds()
-    let start = Measure.now()
-    for _ in 0..<n { _ = await target.hop() }
-    let elapsed = Measure.now() - start
-    return HopRun(
-        nanoseconds: elapsed,
-        cpuSeconds: Measure.processCPUSeconds() - cpu,
-        stayedHome: startedHome && AsyncBridge.isCurrent(home)
-    )
-}
-
-/// An actor with one cheap method, so a call costs the hop and nothing else.
-protocol HopTarget: Actor {
-    func hop() -> Int
-}
-
-/// An actor whose executor is a scheduler (Docs/Design.md §8.1): every call from elsewhere is a job on it.
-actor PinnedCounter<Executor: SerialExecutor>: HopTarget {
-    private let executor: Executor
-    private var calls = 0
-
-    init(on executor: Executor) {
-        self.executor = executor
-    }
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    func hop() -> Int {
-        calls += 1
-        return calls
-    }
-}
-
-/// The runtime's default actor: the baseline.
-actor PlainCounter: HopTarget {
-    private var calls = 0
-
-    func hop() -> Int {
-        calls += 1
-        return calls
     }
 }
 #endif

@@ -1,10 +1,12 @@
 #if CommandLineTool
 import LoopScheduling
 import Scheduling
+@_spi(Workloads) import SchedulingWorkloads
 
 /// The Swift-concurrency workloads of Docs/Design.md §8: what an actor, a sleep and a timeout cost
 /// on each scheduler, next to what Swift offers without one. Each compares its own set of systems,
-/// so they are reported per system rather than as a Loop/Queue ratio.
+/// so they are reported per system rather than as a Loop/Queue ratio. The workloads themselves are
+/// in SchedulingWorkloads, shared with `Benchmarks/`.
 enum AsyncWorkload: String, CaseIterable, Codable {
     case actorHop = "actor-hop"
     case sleepCancel = "sleep-cancel"
@@ -67,8 +69,7 @@ enum AsyncWorkload: String, CaseIterable, Codable {
     func run(on system: AsyncSystem, size n: Int, driver: TimerDriverKind) throws -> Sample {
         switch self {
         case .actorHop: try Self.actorHop(on: system, n, driver: driver)
-        case .sleepCancel: try Self.sleepCancel(on: system, n, driver: driver)
-        case .timeout: try Self.timeout(on: system, n, driver: driver)
+        case .sleepCancel, .timeout: try runTimedOperations(on: system, n, driver: driver)
         }
     }
 
@@ -107,11 +108,54 @@ enum AsyncSystem: String, CaseIterable, Codable {
         }
     }
 
+    /// Runs `body` with this system's scheduler, made for the run (a loop with `driver`) and shut
+    /// down after it.
+    func withScheduler<Result>(driver: TimerDriverKind, _ body: (AsyncRunScheduler) throws -> Result) throws -> Result {
+        switch self {
+        case .loop, .loopCaller:
+            let loop = try AsyncWorkload.makeLoop(driver)
+            defer { loop.shutdown() }
+            return try body(
+                AsyncRunScheduler(
+                    scheduler: loop,
+                    loop: loop,
+                    settle: { AsyncBridge.roundTripAndIteration(loop) },
+                    iterations: { loop.statistics.loopIterations }
+                )
+            )
+        case .queue:
+            let queue = AsyncWorkload.makeQueue()
+            return try body(
+                AsyncRunScheduler(
+                    scheduler: queue,
+                    loop: nil,
+                    settle: { AsyncBridge.roundTrip(queue) },
+                    iterations: nil
+                )
+            )
+        case .defaultActor, .taskSleep, .continuousClock, .taskGroupRace:
+            return try body(AsyncRunScheduler(scheduler: nil, loop: nil, settle: {}, iterations: nil))
+        }
+    }
+
     /// Whether a run leaves work queued in the process: a cancelled `Task.sleep` stays in the
     /// global executor until its deadline, 30 s later. Such runs go last, so that the burst of
     /// expiries lands after the other measurements rather than inside one.
     var leavesSleepsQueued: Bool {
         self == .taskSleep || self == .continuousClock || self == .taskGroupRace
     }
+}
+
+/// What `sleep-cancel` and `timeout` use of their system for one run.
+struct AsyncRunScheduler {
+    /// The scheduler that sleeps or arms the timeout; nil for Swift's own baselines.
+    let scheduler: (any DateScheduler)?
+    /// The loop, when the scheduler is one: the executor a caller "on it" prefers.
+    let loop: LoopScheduler?
+    /// Waits until the scheduler is done with the run's work (for a loop, until the iteration
+    /// after it, where a quiet loop gives memory back).
+    let settle: () -> Void
+    /// The loop's iteration count, for how often the run woke it.
+    let iterations: (() -> Int)?
 }
 #endif

@@ -4,6 +4,7 @@ import Instrumentation
 import LoopScheduling
 import Scheduling
 import SchedulingTracing
+@_spi(Workloads) import SchedulingWorkloads
 
 /// `schedule-traced`: what carrying `ServiceContext` from `schedule` into the action costs
 /// (SchedulingTracing), on a LoopScheduler beside the same loop used plainly: n tasks submitted
@@ -77,7 +78,7 @@ extension TracingWorkload {
         countdown = Countdown(n)
         let onLoop = countdown
         let times = LockedValue<(Int64, Int64)>((0, 0))
-        RunningTarget(scheduler: loop, shutdown: {}).onScheduler {
+        SchedulerSystem(scheduler: loop, shutdown: {}).onScheduler {
             let start = Measure.now()
             system.submitting {
                 for _ in 0..<n { scheduler.schedule { onLoop.tick() } }
@@ -128,8 +129,7 @@ struct TracingReport {
     let samples: TracingBench.Samples
 
     private func medianOf(_ workload: TracingWorkload, _ system: TracingSystem, _ metric: String) -> Double? {
-        let values = samples[workload]?[system]?.compactMap { $0.metrics[metric] } ?? []
-        return values.isEmpty ? nil : median(values)
+        samples[workload]?[system]?.median(of: metric)
     }
 
     func table() -> String {
@@ -139,13 +139,13 @@ struct TracingReport {
             lines.append(
                 "\(workload.rawValue) — medians of \(runs) run(s); ratio = row / LoopScheduler, on-loop ns/task"
             )
-            lines.append(Self.row(["system"] + TracingWorkload.metrics + ["ratio"]))
+            lines.append(Report.row(["system"] + TracingWorkload.metrics + ["ratio"], Self.widths))
             for system in TracingSystem.allCases {
                 let figures = TracingWorkload.metrics.map { medianOf(workload, system, $0).map(Report.format) ?? "-" }
                 let ratio = medianOf(workload, system, "on-loop ns/task").flatMap { value in
                     medianOf(workload, .plain, "on-loop ns/task").map { Report.format(value / $0) }
                 }
-                lines.append(Self.row([system.displayName] + figures + [ratio ?? "-"]))
+                lines.append(Report.row([system.displayName] + figures + [ratio ?? "-"], Self.widths))
             }
             for metric in ["on-loop ns/task", "cross ns/task"] {
                 guard let plain = medianOf(workload, .plain, metric),
@@ -162,31 +162,15 @@ struct TracingReport {
     }
 
     func jsonObjects() -> [String] {
-        var objects: [String] = []
-        for workload in TracingWorkload.allCases {
-            for system in TracingSystem.allCases {
-                guard let runs = samples[workload]?[system] else { continue }
-                let figures = TracingWorkload.metrics.compactMap { metric in
-                    medianOf(workload, system, metric).map { "\(Report.quoted(metric)): \(Report.jsonNumber($0))" }
-                }
-                let failures = runs.flatMap(\.failures).map(Report.quoted)
-                objects.append(
-                    "{\"workload\": \(Report.quoted(workload.rawValue)), \"scheduler\": \(Report.quoted(system.displayName)), "
-                        + "\"repetitions\": \(runs.count), \"medians\": {\(figures.joined(separator: ", "))}, "
-                        + "\"failures\": [\(failures.joined(separator: ", "))]}"
-                )
-            }
-        }
-        return objects
+        Report.jsonObjects(
+            samples,
+            workloads: TracingWorkload.allCases,
+            systems: { _ in TracingSystem.allCases },
+            fields: { _, _ in [] },
+            metrics: { _ in TracingWorkload.metrics }
+        )
     }
 
-    private static func row(_ columns: [String]) -> String {
-        let widths = [22, 14, 21, 16, 23, 6]
-        return zip(columns, widths).enumerated().map { index, pair in
-            index == 0
-                ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
-                : String(repeating: " ", count: max(0, pair.1 - pair.0.count)) + pair.0
-        }.joined(separator: "  ")
-    }
+    private static let widths = [22, 14, 21, 16, 23, 6]
 }
 #endif

@@ -1,8 +1,6 @@
 #if CommandLineTool
-import Dispatch
-import Foundation
 import Scheduling
-import Synchronization
+@_spi(Workloads) import SchedulingWorkloads
 
 /// What one run of a workload on one scheduler measured.
 struct Sample: Sendable {
@@ -14,7 +12,8 @@ struct Sample: Sendable {
     var failures: [String] = []
 }
 
-/// The workloads of Docs/Design.md §7.
+/// The workloads of Docs/Design.md §7. They are written once, in SchedulingWorkloads (shared with
+/// `Benchmarks/`); this names their figures as the table reports them and adds the self-checks.
 enum Workload: String, CaseIterable, Codable {
     case submitCross = "submit-cross"
     case submitOnloop = "submit-onloop"
@@ -52,225 +51,121 @@ enum Workload: String, CaseIterable, Codable {
         }
     }
 
-    func run(on target: RunningTarget, size n: Int, seed: UInt64) -> Sample {
-        switch self {
-        case .submitCross: Self.submitCross(target, n)
-        case .submitOnloop: Self.submitOnloop(target, n)
-        case .timersFire: Self.timersFire(target, n, seed: seed)
-        case .timersCancel: Self.timersCancel(target, n, seed: seed)
-        case .periodicDrift: Self.periodicDrift(target, ticks: n)
-        case .lateness: Self.lateness(target, n, seed: seed)
-        case .pendingMemory: Self.pendingMemory(target, n)
-        case .timeoutsChurn: Self.timeoutsChurn(target, n)
-        }
-    }
-
-    private static func submitCross(_ target: RunningTarget, _ n: Int) -> Sample {
-        let countdown = Countdown(n)
-        let scheduler = target.scheduler
-        let start = Measure.now()
-        for _ in 0..<n { scheduler.schedule { countdown.tick() } }
+    func run(on target: SchedulerSystem, size n: Int, seed: UInt64) -> Sample {
         var sample = Sample()
-        guard countdown.wait(timeout: .seconds(120)) else {
-            sample.failures.append("\(countdown.left) of \(n) tasks never ran")
-            return sample
-        }
-        let elapsed = countdown.finishedAt.load(ordering: .acquiring) - start
-        sample.metrics["ns/task"] = Double(elapsed) / Double(n)
-        return sample
-    }
-
-    private static func submitOnloop(_ target: RunningTarget, _ n: Int) -> Sample {
-        let countdown = Countdown(n)
-        let scheduler = target.scheduler
-        let start = Atomic<Int64>(0)
-        scheduler.schedule {
-            start.store(Measure.now(), ordering: .relaxed)
-            for _ in 0..<n { scheduler.schedule { countdown.tick() } }
-        }
-        var sample = Sample()
-        guard countdown.wait(timeout: .seconds(120)) else {
-            sample.failures.append("\(countdown.left) of \(n) tasks never ran")
-            return sample
-        }
-        let elapsed = countdown.finishedAt.load(ordering: .acquiring) - start.load(ordering: .relaxed)
-        sample.metrics["ns/task"] = Double(elapsed) / Double(n)
-        return sample
-    }
-
-    private static func timersFire(_ target: RunningTarget, _ n: Int, seed: UInt64) -> Sample {
-        var generator = SplitMix(seed: seed)
-        let delays = (0..<n).map { _ in Int64(generator.next() % 1_000_000_000) }
-        let countdown = Countdown(n)
-        let early = Atomic<Int>(0)
-        let scheduler = target.scheduler
-        let timing = LockedValue<(start: Int64, scheduled: Int64)>((0, 0))
-        let cpuBefore = Measure.processCPUSeconds()
-        target.onScheduler {
-            let start = Measure.now()
-            for delay in delays {
-                // `start + delay` is a lower bound of each timer's due time.
-                let due = start + delay
-                scheduler.schedule(after: .nanoseconds(delay)) {
-                    if Measure.now() < due { early.add(1, ordering: .relaxed) }
-                    countdown.tick()
-                }
+        do {
+            switch self {
+            case .submitCross: sample.metrics["ns/task"] = try Workloads.submit(target, n, from: .otherThread)
+            case .submitOnloop: sample.metrics["ns/task"] = try Workloads.submit(target, n, from: .system)
+            case .timersFire: try Self.timersFire(target, n, seed: seed, into: &sample)
+            case .timersCancel: Self.timersCancel(target, n, seed: seed, into: &sample)
+            case .periodicDrift: try Self.periodicDrift(target, ticks: n, into: &sample)
+            case .lateness: try Self.lateness(target, n, seed: seed, into: &sample)
+            case .pendingMemory: Self.pendingMemory(target, n, into: &sample)
+            case .timeoutsChurn: Self.timeoutsChurn(target, n, into: &sample)
             }
-            timing.withLock { $0 = (start, Measure.now()) }
+        } catch {
+            sample.failures.append(error.description)
         }
-        var sample = Sample()
-        guard countdown.wait(timeout: .seconds(120)) else {
-            sample.failures.append("\(countdown.left) of \(n) timers never fired")
-            return sample
-        }
-        let (start, scheduled) = timing.withLock { $0 }
-        sample.metrics["ns/schedule"] = Double(scheduled - start) / Double(n)
-        sample.metrics["wall s"] = Double(countdown.finishedAt.load(ordering: .acquiring) - start) / 1e9
-        sample.metrics["cpu s"] = Measure.processCPUSeconds() - cpuBefore
-        let earlyCount = early.load(ordering: .relaxed)
-        if earlyCount > 0 { sample.failures.append("\(earlyCount) timers fired early") }
         return sample
     }
 
-    private static func timersCancel(_ target: RunningTarget, _ n: Int, seed: UInt64) -> Sample {
-        var sample = Sample()
-        let fired = Atomic<Int>(0)
-        let scheduler = target.scheduler
+    /// `n` delays uniform in [0, `bound`) ns, the same for every scheduler of a repetition.
+    private static func delays(_ n: Int, below bound: UInt64, seed: UInt64) -> [Int64] {
+        var generator = SplitMix(seed: seed)
+        return (0..<n).map { _ in Int64(generator.next() % bound) }
+    }
+
+    private static func timersFire(
+        _ target: SchedulerSystem,
+        _ n: Int,
+        seed: UInt64,
+        into sample: inout Sample
+    ) throws(WorkloadTimeout) {
+        let run = try TimerBurst(delays: delays(n, below: 1_000_000_000, seed: seed)).fire(on: target)
+        sample.metrics["ns/schedule"] = run.nanosecondsPerSchedule
+        sample.metrics["wall s"] = run.wallSeconds
+        sample.metrics["cpu s"] = run.cpuSeconds
+        if run.early > 0 { sample.failures.append("\(run.early) timers fired early") }
+    }
+
+    private static func timersCancel(_ target: SchedulerSystem, _ n: Int, seed: UInt64, into sample: inout Sample) {
+        let fired = Tally()
         var generator = SplitMix(seed: seed)
         let randomOrder = Array(0..<n).shuffled(using: &generator)
         for (label, order) in [("fifo", Array(0..<n)), ("random", randomOrder)] {
-            Measure.trimHeap()
-            target.roundTrip()
-            let baseline = Measure.heapBytesInUse()
-            let result = LockedValue<(perPair: Double, peak: Int)>((0, 0))
-            target.onScheduler {
-                var disposables: [any Disposable] = []
-                disposables.reserveCapacity(n)
-                let arrayBytes = Measure.heapBytesInUse()
-                let start = Measure.now()
-                for _ in 0..<n {
-                    disposables.append(scheduler.schedule(after: .seconds(30)) { fired.add(1, ordering: .relaxed) })
-                }
-                let peak = Measure.heapBytesInUse() - arrayBytes
-                for index in order { disposables[index].dispose() }
-                let elapsed = Measure.now() - start
-                result.withLock { $0 = (Double(elapsed) / Double(n), peak) }
-            }
-            target.roundTrip()
-            let held = Measure.heapBytesInUse() - baseline
-            let (perPair, peak) = result.withLock { $0 }
-            sample.metrics["ns/pair \(label)"] = perPair
+            let run = Workloads.timersCancel(target, order: order, harness: .loopsched.countingStrayFires(in: fired))
+            sample.metrics["ns/pair \(label)"] = run.nanosecondsPerPair
             if label == "fifo" {
-                sample.metrics["peak MB"] = Double(peak) / 1e6
-                sample.metrics["held MB after"] = Double(max(0, held)) / 1e6
+                sample.metrics["peak MB"] = Double(run.peakBytes) / 1e6
+                sample.metrics["held MB after"] = Double(max(0, run.heldBytes)) / 1e6
             }
         }
         target.roundTrip()
-        let firedCount = fired.load(ordering: .relaxed)
-        if firedCount > 0 { sample.failures.append("\(firedCount) cancelled timers fired") }
-        return sample
+        if fired.count > 0 { sample.failures.append("\(fired.count) cancelled timers fired") }
     }
 
-    private static func periodicDrift(_ target: RunningTarget, ticks: Int) -> Sample {
-        let interval: Int64 = 10_000_000
-        let times = Slots(count: ticks)
-        let count = Atomic<Int>(0)
-        let countdown = Countdown(1)
-        let slot = LockedValue<(any Disposable)?>(nil)
-        let origin = Measure.now() + interval
-        let disposable = target.scheduler.schedule(
-            after: .nanoseconds(interval),
-            repeatingEvery: .nanoseconds(interval)
-        ) {
-            let index = count.add(1, ordering: .relaxed).newValue - 1
-            guard index < ticks else { return }
-            times.set(index, Measure.now())
-            if index == ticks - 1 {
-                slot.withLock { $0?.dispose() }
-                countdown.tick()
-            }
-        }
-        slot.withLock { $0 = disposable }
-        var sample = Sample()
-        guard countdown.wait(timeout: .seconds(Int64(ticks) / 10 + 60)) else {
-            sample.failures.append("the periodic timer stopped ticking")
-            return sample
-        }
-        disposable.dispose()
-        let lateness = times.all.enumerated().map { index, time in time - (origin + Int64(index) * interval) }
+    private static func periodicDrift(
+        _ target: SchedulerSystem,
+        ticks: Int,
+        into sample: inout Sample
+    ) throws(WorkloadTimeout) {
+        let lateness = try Workloads.periodicDrift(target, ticks: ticks, harness: .loopsched)
         let percentiles = Percentiles(lateness)
         sample.metrics["last-tick drift ms"] = Double(lateness.last ?? 0) / 1e6
         sample.metrics["tick p50 µs"] = Double(percentiles.value(at: 0.5)) / 1e3
         sample.metrics["tick p99 µs"] = Double(percentiles.value(at: 0.99)) / 1e3
         sample.lateness = lateness
         if percentiles.min < 0 { sample.failures.append("a tick started \(-percentiles.min) ns before its grid point") }
-        return sample
     }
 
-    private static func lateness(_ target: RunningTarget, _ n: Int, seed: UInt64) -> Sample {
-        var generator = SplitMix(seed: seed)
-        let delays = (0..<n).map { _ in Int64(generator.next() % 2_000_000_000) }
-        let due = Slots(count: n)
-        let fired = Slots(count: n)
-        let countdown = Countdown(n)
-        let scheduler = target.scheduler
-        let burstEnd = Atomic<Int64>(0)
-        target.onScheduler {
-            for (index, delay) in delays.enumerated() {
-                due.set(index, Measure.now() + delay)
-                scheduler.schedule(after: .nanoseconds(delay)) {
-                    fired.set(index, Measure.now())
-                    countdown.tick()
-                }
-            }
-            burstEnd.store(Measure.now(), ordering: .relaxed)
-        }
-        var sample = Sample()
-        guard countdown.wait(timeout: .seconds(120)) else {
-            sample.failures.append("\(countdown.left) of \(n) timers never fired")
-            return sample
-        }
-        let end = burstEnd.load(ordering: .relaxed)
-        let dues = due.all
-        let fires = fired.all
-        var afterBurst: [Int64] = []
-        var early = 0
-        for index in 0..<n {
-            let lateness = fires[index] - dues[index]
-            if lateness < 0 { early += 1 }
-            if dues[index] > end { afterBurst.append(lateness) }
-        }
-        let percentiles = Percentiles(afterBurst)
+    private static func lateness(
+        _ target: SchedulerSystem,
+        _ n: Int,
+        seed: UInt64,
+        into sample: inout Sample
+    ) throws(WorkloadTimeout) {
+        let run = try TimerBurst(delays: delays(n, below: 2_000_000_000, seed: seed)).lateness(on: target)
+        let percentiles = Percentiles(run.afterBurst)
         sample.metrics["p50 µs"] = Double(percentiles.value(at: 0.5)) / 1e3
         sample.metrics["p99 µs"] = Double(percentiles.value(at: 0.99)) / 1e3
         sample.metrics["p99.9 µs"] = Double(percentiles.value(at: 0.999)) / 1e3
         sample.metrics["max µs"] = Double(percentiles.max) / 1e3
-        sample.metrics["early"] = Double(early)
-        sample.lateness = afterBurst
-        if early > 0 { sample.failures.append("\(early) timers fired early") }
-        return sample
+        sample.metrics["early"] = Double(run.early)
+        sample.lateness = run.afterBurst
+        if run.early > 0 { sample.failures.append("\(run.early) timers fired early") }
     }
 
-    private static func pendingMemory(_ target: RunningTarget, _ n: Int) -> Sample {
-        let fired = Atomic<Int>(0)
-        let scheduler = target.scheduler
-        Measure.trimHeap()
-        target.roundTrip()
-        var disposables: [any Disposable] = []
-        disposables.reserveCapacity(n)
-        let baseline = Measure.heapBytesInUse()
-        for _ in 0..<n {
-            disposables.append(scheduler.schedule(after: .seconds(3600)) { fired.add(1, ordering: .relaxed) })
+    private static func pendingMemory(_ target: SchedulerSystem, _ n: Int, into sample: inout Sample) {
+        let fired = Tally()
+        sample.metrics["bytes/timer"] = Workloads.pendingMemory(
+            target,
+            n,
+            harness: .loopsched.countingStrayFires(in: fired)
+        )
+        if fired.count > 0 { sample.failures.append("\(fired.count) pending timers fired") }
+    }
+
+    /// `timeouts-churn`: what the library exists for, a timeout per request and nearly all of them
+    /// cancelled. A steady state of `n` pending 30 s timeouts; each of 1M operations cancels one
+    /// (the oldest, then in a second pass a random one) and schedules one in its place. ns per
+    /// operation, and heap bytes per pending timer (entry, closure context and store slot; not the
+    /// harness's array of disposables).
+    private static func timeoutsChurn(_ target: SchedulerSystem, _ n: Int, into sample: inout Sample) {
+        let fired = Tally()
+        for random in [false, true] {
+            let run = Workloads.timeoutsChurn(
+                target,
+                pending: n,
+                random: random,
+                generator: SplitMix(seed: 7),
+                harness: .loopsched.countingStrayFires(in: fired)
+            )
+            sample.metrics[random ? "ns/op random" : "ns/op fifo"] = run.nanosecondsPerOperation
+            if !random { sample.metrics["bytes/timer"] = run.bytesPerTimer }
         }
         target.roundTrip()
-        let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
-        for disposable in disposables { disposable.dispose() }
-        target.roundTrip()
-        var sample = Sample()
-        sample.metrics["bytes/timer"] = perTimer
-        let firedCount = fired.load(ordering: .relaxed)
-        if firedCount > 0 { sample.failures.append("\(firedCount) pending timers fired") }
-        return sample
+        if fired.count > 0 { sample.failures.append("\(fired.count) cancelled timeouts fired") }
     }
 }
 #endif

@@ -1,12 +1,16 @@
 import Benchmark
-import Glibc
 import LoopScheduling
 import NIOCore
 import NIOPosix
 import Scheduling
+@_spi(Workloads) import SchedulingWorkloads
 
-// The async workloads of Docs/Design.md §8, mirroring `loopsched bench`'s actor-hop, sleep-cancel
-// and timeout, plus SwiftNIO's event loop as an actor's executor.
+// The async workloads of Docs/Design.md §8, `loopsched bench`'s actor-hop, sleep-cancel and timeout
+// (SchedulingWorkloads: the same code), plus SwiftNIO's event loop as an actor's executor. Each
+// runs synchronously on the benchmark's own thread, which blocks on the tasks it starts: it is not
+// a cooperative thread, so blocking it takes nothing from the executors under measurement. The
+// scheduler rows settle with a plain round trip (`loopsched` waits for the loop's next iteration
+// too, where a quiet loop gives memory back).
 
 /// What an async benchmark runs on.
 enum AsyncSystemKind: String, CaseIterable {
@@ -22,19 +26,12 @@ enum AsyncSystemKind: String, CaseIterable {
 let cpuNsPerOp = BenchmarkMetric.custom("cpu ns per op", useScalingFactor: false)
 let selfCheckFailures = BenchmarkMetric.custom("self-check failures", useScalingFactor: false)
 
-/// Process CPU seconds (user + system), for a per-operation CPU figure next to the framework's total.
-private func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
-        + Double(usage.ru_stime.tv_usec) / 1e6
-}
-
-/// Runs `body` (which does `n` operations) and records its CPU per operation.
+/// Runs `body` (which does `n` operations) and records the process's CPU per operation, setting up
+/// and shutting down the system included.
 private func measuringCPU<T>(_ benchmark: Benchmark, _ n: Int, _ body: () throws -> T) rethrows -> T {
-    let before = processCPUSeconds()
+    let before = Measure.processCPUSeconds()
     let result = try body()
-    benchmark.measurement(cpuNsPerOp, Int((processCPUSeconds() - before) * 1e9 / Double(n)))
+    benchmark.measurement(cpuNsPerOp, Int((Measure.processCPUSeconds() - before) * 1e9 / Double(n)))
     return result
 }
 
@@ -61,10 +58,11 @@ private func actorHopBenchmarks() {
                 let n = benchmark.scaledIterations.count
                 let (target, executor, stop) = try hopTarget(kind)
                 defer { stop() }
-                let perCall = measuringCPU(benchmark, n) {
-                    AsyncWorkloads.actorHop(to: target, n, preferring: caller == "own" ? executor : nil)
+                let run = measuringCPU(benchmark, n) {
+                    Workloads.actorHop(to: target, n, preferring: caller == "own" ? executor : nil, home: nil)
                 }
-                benchmark.measurement(nsPerOp, Int(perCall))
+                guard let run else { throw WorkloadTimeout("the \(caller) caller did not finish within 300 s") }
+                benchmark.measurement(nsPerOp, Int(Double(run.nanoseconds) / Double(n)))
             }
         }
     }
@@ -81,13 +79,18 @@ private func hopTarget(_ kind: AsyncSystemKind) throws -> (any HopTarget, (any T
         return (PinnedCounter(on: queue), queue, {})
     case .nio:
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        return (PinnedCounter(on: loop.executor), nil, { try? group.syncShutdownGracefully() })
+        let executor: any SerialExecutor = group.next().executor
+        return (pinnedCounter(on: executor), nil, { try? group.syncShutdownGracefully() })
     case .defaultActor:
         return (PlainCounter(), nil, {})
     default:
         fatalError("actor-hop does not run on \(kind.rawValue)")
     }
+}
+
+/// An actor on `executor`, whatever its type (the event loop's is an existential).
+private func pinnedCounter(on executor: some SerialExecutor) -> any HopTarget {
+    PinnedCounter(on: executor)
 }
 
 /// `sleep-cancel/*`: 100k pool tasks sleep 30 s, all cancelled once all sleep. The framework's own
@@ -100,32 +103,39 @@ private func sleepCancelBenchmarks() {
             "sleep-cancel/\(kind.rawValue) (100k)",
             configuration: configuration([nsPerOp, cpuNsPerOp, heldBytes, selfCheckFailures], scaling: .one)
         ) { benchmark in
-            let result = try measuringCPU(benchmark, n) { () throws -> (nsPerPair: Double, heldBytes: Int, woke: Int) in
+            let run = try measuringCPU(benchmark, n) { () throws -> AsyncRun in
                 switch kind {
                 case .loop:
                     let loop = try LoopScheduler(name: "bench")
                     defer { loop.shutdown() }
-                    return AsyncWorkloads.sleepCancel(n, settle: { roundTrip(loop) }) {
-                        try await loop.sleep(for: duration)
+                    return try Workloads.sleepCancel(n, sleep: { try await loop.sleep(for: duration) }) {
+                        AsyncBridge.roundTrip(loop)
                     }
                 case .queue:
                     let queue = QueueScheduler(name: "bench", priority: .high)
-                    return AsyncWorkloads.sleepCancel(n, settle: { roundTrip(queue) }) {
-                        try await queue.sleep(for: duration)
+                    return try Workloads.sleepCancel(n, sleep: { try await queue.sleep(for: duration) }) {
+                        AsyncBridge.roundTrip(queue)
                     }
                 case .taskSleep:
-                    return AsyncWorkloads.sleepCancel(n, settle: {}) { try await Task.sleep(for: duration) }
+                    return try Workloads.sleepCancel(n, sleep: { try await Task.sleep(for: duration) }, settle: {})
                 default:
-                    return AsyncWorkloads.sleepCancel(n, settle: {}) {
-                        try await ContinuousClock().sleep(for: duration)
-                    }
+                    return try Workloads.sleepCancel(
+                        n,
+                        sleep: { try await ContinuousClock().sleep(for: duration) },
+                        settle: {}
+                    )
                 }
             }
-            benchmark.measurement(nsPerOp, Int(result.nsPerPair))
-            benchmark.measurement(heldBytes, max(0, result.heldBytes))
-            benchmark.measurement(selfCheckFailures, result.woke)
+            record(run, benchmark)
         }
     }
+}
+
+/// An async run's figures: per operation, heap held after it, and its self-check.
+private func record(_ run: AsyncRun, _ benchmark: Benchmark) {
+    benchmark.measurement(nsPerOp, Int(run.nanosecondsPerOperation))
+    benchmark.measurement(heldBytes, max(0, run.heldBytes))
+    benchmark.measurement(selfCheckFailures, run.failedOperations)
 }
 
 /// `timeout/*`: sequential `withTimeout(30 s) { 1 }` calls from one pool task, 1M; the task-group
@@ -143,29 +153,24 @@ private func timeoutBenchmarks() {
             )
         ) { benchmark in
             let n = race ? 200_000 : benchmark.scaledIterations.count
-            let result = try measuringCPU(benchmark, n) {
-                () throws -> (nsPerCall: Double, heldBytes: Int, returned: Int) in
+            let run = try measuringCPU(benchmark, n) { () throws -> AsyncRun in
                 switch kind {
                 case .loop:
                     let loop = try LoopScheduler(name: "bench")
                     defer { loop.shutdown() }
-                    return AsyncWorkloads.timeoutCalls(n, settle: { roundTrip(loop) }) {
-                        try await loop.withTimeout(limit) { 1 }
+                    return try Workloads.timeoutCalls(n, call: { try await loop.withTimeout(limit) { 1 } }) {
+                        AsyncBridge.roundTrip(loop)
                     }
                 case .queue:
                     let queue = QueueScheduler(name: "bench", priority: .high)
-                    return AsyncWorkloads.timeoutCalls(n, settle: { roundTrip(queue) }) {
-                        try await queue.withTimeout(limit) { 1 }
+                    return try Workloads.timeoutCalls(n, call: { try await queue.withTimeout(limit) { 1 } }) {
+                        AsyncBridge.roundTrip(queue)
                     }
                 default:
-                    return AsyncWorkloads.timeoutCalls(n, settle: {}) {
-                        try await AsyncWorkloads.raceTaskSleep(limit) { 1 }
-                    }
+                    return try Workloads.timeoutCalls(n, call: { try await raceWithSleep(limit) { 1 } }, settle: {})
                 }
             }
-            benchmark.measurement(nsPerOp, Int(result.nsPerCall))
-            benchmark.measurement(heldBytes, max(0, result.heldBytes))
-            benchmark.measurement(selfCheckFailures, n - result.returned)
+            record(run, benchmark)
         }
     }
 }

@@ -3,6 +3,9 @@ import Logging
 import LoopScheduling
 import Scheduling
 import SchedulingTracing
+// `raceWithSleep`, the task-group baseline: the same code `loopsched bench` and `Benchmarks/`
+// measure `withTimeout` against. Not API (an SPI of this repository's workload library).
+@_spi(Workloads) import SchedulingWorkloads
 
 /// How a request arms its deadline: the command line's `--timeouts`.
 enum TimeoutMode: String, CaseIterable, Sendable {
@@ -53,29 +56,5 @@ struct RequestTimeouts: Sendable {
             loop.schedule { logger.warning("504: the \(timeout) deadline passed first") }
             return nil
         }
-    }
-}
-
-/// The usual hand-written timeout: `operation` and a `Task.sleep(for:)` that throws race in a task
-/// group; the first result (or error) wins and `cancelAll()` stops the loser, which the group then
-/// awaits. Two child tasks and a sleep per call, against one child and a loop timer for
-/// `withTimeout`.
-///
-/// - Throws: ``TimeoutError`` if the sleep ended first; otherwise whatever `operation` throws.
-func raceWithSleep<T: Sendable>(
-    _ timeout: Duration,
-    _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw TimeoutError(timeout: timeout)
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else {
-            preconditionFailure("raceWithSleep: a group of two children ended without a result")
-        }
-        return first
     }
 }

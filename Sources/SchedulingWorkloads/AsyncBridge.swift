@@ -1,14 +1,14 @@
-#if CommandLineTool
 import Dispatch
 import Foundation
 import LoopScheduling
 import Scheduling
 
-/// The bench's threads are plain threads, not the cooperative pool: they may block on a task, and
-/// the task then runs on executors the bench does not occupy.
-enum AsyncBridge {
+/// The harnesses' threads are plain threads, not the cooperative pool: they may block on a task,
+/// and the task then runs on executors the harness does not occupy.
+@_spi(Workloads)
+public enum AsyncBridge {
     /// Waits for `task`'s value; nil if `timeout` passed first (the task is then left running).
-    static func value<T: Sendable>(of task: Task<T, Never>, timeout: Duration = .seconds(300)) -> T? {
+    public static func value<T: Sendable>(of task: Task<T, Never>, timeout: Duration = .seconds(300)) -> T? {
         let result = LockedValue<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
@@ -20,8 +20,8 @@ enum AsyncBridge {
         return result.withLock { $0 }
     }
 
-    /// Waits until `scheduler` ran everything queued before this call: a loop iteration passed.
-    static func roundTrip(_ scheduler: some Scheduler) {
+    /// Waits until `scheduler` ran everything queued before this call.
+    public static func roundTrip(_ scheduler: some Scheduler) {
         let done = DispatchSemaphore(value: 0)
         scheduler.schedule { done.signal() }
         done.wait()
@@ -29,7 +29,7 @@ enum AsyncBridge {
 
     /// The same for a loop, and then waits until the loop finished that iteration: its prepare,
     /// where a quiet loop gives memory back, runs only after the action that signals the wait.
-    static func roundTrip(_ loop: LoopScheduler) {
+    public static func roundTripAndIteration(_ loop: LoopScheduler) {
         let iteration = LockedValue(0)
         let done = DispatchSemaphore(value: 0)
         loop.schedule {
@@ -44,8 +44,7 @@ enum AsyncBridge {
     }
 
     /// Whether the calling code runs as work of `scheduler` (nil: of no scheduler).
-    static func isCurrent(_ scheduler: (any Scheduler)?) -> Bool {
+    public static func isCurrent(_ scheduler: (any Scheduler)?) -> Bool {
         Schedulers.current.map { $0 as AnyObject } === scheduler.map { $0 as AnyObject }
     }
 }
-#endif

@@ -1,0 +1,60 @@
+import LoopScheduling
+import Scheduling
+
+/// A `LoopScheduler` or a `QueueScheduler` under measurement, through the `DateScheduler`
+/// protocol, as an application holds one.
+@_spi(Workloads)
+public struct SchedulerSystem: WorkloadSystem {
+    /// The scheduler under measurement.
+    public let scheduler: any DateScheduler
+    @usableFromInline let stop: @Sendable () -> Void
+
+    /// `shutdown` runs once the workloads are done with `scheduler`.
+    public init(scheduler: any DateScheduler, shutdown: @escaping @Sendable () -> Void) {
+        self.scheduler = scheduler
+        stop = shutdown
+    }
+
+    /// A loop, shut down with the system.
+    public init(loop: LoopScheduler) {
+        self.init(scheduler: loop) { loop.shutdown() }
+    }
+
+    /// A queue (nothing to shut down).
+    public init(queue: QueueScheduler) {
+        self.init(scheduler: queue) {}
+    }
+
+    /// `scheduler.schedule(_:)`. Inlinable, as are the other operations: a workload specialised
+    /// for this system calls the scheduler directly.
+    @inlinable
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        scheduler.schedule(body)
+    }
+
+    /// `scheduler.schedule(after:_:)`.
+    @inlinable
+    public func schedule(afterNanoseconds delay: Int64, _ body: @escaping @Sendable () -> Void) -> any Disposable {
+        scheduler.schedule(after: .nanoseconds(delay), body)
+    }
+
+    /// `scheduler.schedule(after:repeatingEvery:_:)`: fixed rate, first tick one interval out.
+    @inlinable
+    public func scheduleRepeating(
+        everyNanoseconds interval: Int64,
+        _ body: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        scheduler.schedule(after: .nanoseconds(interval), repeatingEvery: .nanoseconds(interval), body)
+    }
+
+    /// `timer.dispose()`.
+    @inlinable
+    public func cancel(_ timer: any Disposable) {
+        timer.dispose()
+    }
+
+    /// Runs the `shutdown` given at creation (a loop's `shutdown()`).
+    public func shutdown() {
+        stop()
+    }
+}

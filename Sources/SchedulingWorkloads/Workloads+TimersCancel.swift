@@ -1,0 +1,72 @@
+import Synchronization
+
+/// What one order of `timers-cancel` measured.
+@_spi(Workloads)
+public typealias TimersCancelRun = (
+    /// Scheduling all the timers and cancelling them, per timer.
+    nanosecondsPerPair: Double,
+    /// Heap bytes the pending timers held (0 unless the harness reads the peak).
+    peakBytes: Int,
+    /// Heap bytes still held after the cancellations and a round trip (may be negative).
+    heldBytes: Int
+)
+
+@_spi(Workloads)
+extension Workloads {
+    /// `timers-cancel`, one order: an action on the system schedules `order.count` timers 30 s
+    /// out, then cancels them in `order` (indices into the scheduling order).
+    @inlinable
+    public static func timersCancel<System: WorkloadSystem>(
+        _ system: System,
+        order: [Int],
+        harness: TimerHarness
+    ) -> TimersCancelRun {
+        let n = order.count
+        if harness.trimsHeap {
+            Measure.trimHeap()
+            system.roundTrip()
+        }
+        let baseline = Measure.heapBytesInUse()
+        let result = Mutex<(perPair: Double, peak: Int)>((0, 0))
+        system.onScheduler {
+            var timers: [System.TimerHandle] = []
+            timers.reserveCapacity(n)
+            let arrayBytes = harness.readsPeakHeap ? Measure.heapBytesInUse() : 0
+            let start = Measure.now()
+            for _ in 0..<n {
+                timers.append(harness.neverFiring(system, afterNanoseconds: 30_000_000_000))
+            }
+            let peak = harness.readsPeakHeap ? Measure.heapBytesInUse() - arrayBytes : 0
+            for index in order { system.cancel(timers[index]) }
+            let elapsed = Measure.now() - start
+            result.withLock { $0 = (Double(elapsed) / Double(n), peak) }
+        }
+        system.roundTrip()
+        let held = Measure.heapBytesInUse() - baseline
+        let (perPair, peak) = result.withLock { $0 }
+        return (nanosecondsPerPair: perPair, peakBytes: peak, heldBytes: held)
+    }
+
+    /// `pending-memory`: heap bytes per pending timer with `n` pending (an hour out, scheduled
+    /// from the calling thread; the harness's array of handles not counted), then all cancelled.
+    @inlinable
+    public static func pendingMemory<System: WorkloadSystem>(
+        _ system: System,
+        _ n: Int,
+        harness: TimerHarness
+    ) -> Double {
+        if harness.trimsHeap { Measure.trimHeap() }
+        system.roundTrip()
+        var timers: [System.TimerHandle] = []
+        timers.reserveCapacity(n)
+        let baseline = Measure.heapBytesInUse()
+        for _ in 0..<n {
+            timers.append(harness.neverFiring(system, afterNanoseconds: 3_600_000_000_000))
+        }
+        system.roundTrip()
+        let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
+        for timer in timers { system.cancel(timer) }
+        system.roundTrip()
+        return perTimer
+    }
+}
