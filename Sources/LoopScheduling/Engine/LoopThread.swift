@@ -95,10 +95,7 @@ final class LoopThread: @unchecked Sendable {
         defer { condition.unlock() }
         switch state {
         case .running: state = .detachRequested
-        case .ended:
-            state = .detached
-            let rc = pthread_detach(thread)
-            precondition(rc == 0, "pthread_detach failed: \(rc)")
+        case .ended: detach(thread)
         case .detachRequested, .detached, .joining, .joined: break
         }
     }
@@ -109,12 +106,16 @@ final class LoopThread: @unchecked Sendable {
         defer { condition.unlock() }
         switch state {
         case .running: state = .ended
-        case .detachRequested:
-            state = .detached
-            let rc = pthread_detach(pthread_self())
-            precondition(rc == 0, "pthread_detach failed: \(rc)")
+        case .detachRequested: detach(pthread_self())
         case .ended, .detached, .joining, .joined: break
         }
+    }
+
+    /// Under the lock: nobody will join `thread` (this one), so the system reaps it at its end.
+    private func detach(_ thread: pthread_t) {
+        state = .detached
+        let rc = pthread_detach(thread)
+        precondition(rc == 0, "pthread_detach failed: \(rc)")
     }
 
     /// Waits for the thread to exit. Idempotent; concurrent callers all return after it exited.

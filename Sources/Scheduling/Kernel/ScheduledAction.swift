@@ -16,9 +16,9 @@ import Synchronization
 ///
 /// Not API: an engine hook behind `@_spi(SchedulerEngine)`, `open` only because the loop engine's
 /// entries subclass it from another module (a `package` class cannot be subclassed there).
+@_spi(SchedulerEngine)
 // Safe as described above: the atomic state machine decides every cross-thread access to `action`;
 // subclasses state their own rules.
-@_spi(SchedulerEngine)
 open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
     /// The closure, owned by whoever wins a transition out of `pending`. Subclasses with other
     /// closures (a periodic tick, a handler) leave it nil and override ``releaseAction()``.
