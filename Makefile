@@ -32,6 +32,8 @@ SANITIZER_SKIP := $(EXIT_SUITES)|LoopTimerStoreModelTests
 # worker busy (a QueueScheduler action that blocks by design) takes the global queue's width from
 # the cooperative pool for long enough to stall every other test of the process.
 SANITIZER_FLAGS := --no-parallel
+# Each test step keeps its log and, when it fails, prints its failures again as its last lines.
+STEP := ./scripts/test-step.sh
 
 .PHONY: all deps build test test-unit test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
 
@@ -46,8 +48,8 @@ build: deps
 test: check-resolution test-unit crosscheck docs test-tsan test-asan
 
 test-unit: deps
-	$(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
-	$(SWIFT) test $(STRICT) --filter '$(EXIT_SUITES)'
+	$(STEP) unit $(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
+	$(STEP) exit $(SWIFT) test $(STRICT) --filter '$(EXIT_SUITES)'
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
 # prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
@@ -55,14 +57,14 @@ test-stress: deps
 	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" ./scripts/test-stress.sh
 
 crosscheck: deps
-	$(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200
+	$(STEP) crosscheck $(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200
 
 test-tsan: deps
-	$(SWIFT) test $(STRICT) --scratch-path .build-tsan --sanitize=thread $(SANITIZER_FLAGS) --filter '$(CONCURRENCY_SUITES)' --skip '$(SANITIZER_SKIP)'
+	$(STEP) tsan $(SWIFT) test $(STRICT) --scratch-path .build-tsan --sanitize=thread $(SANITIZER_FLAGS) --filter '$(CONCURRENCY_SUITES)' --skip '$(SANITIZER_SKIP)'
 
 test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-		$(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address $(SANITIZER_FLAGS) --filter '$(CONCURRENCY_SUITES)' --skip '$(SANITIZER_SKIP)'
+		$(STEP) asan $(SWIFT) test $(STRICT) --scratch-path .build-asan --sanitize=address $(SANITIZER_FLAGS) --filter '$(CONCURRENCY_SUITES)' --skip '$(SANITIZER_SKIP)'
 
 check-resolution:
 	SWIFT=$(SWIFT) ./scripts/check-resolution.sh
