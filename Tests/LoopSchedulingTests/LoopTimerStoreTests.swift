@@ -229,11 +229,13 @@ struct LoopTimerStoreTests {
             return
         }
         let usableSize = unsafeBitCast(symbol, to: UsableSize.self)
-        let task = LoopWork(action: {})
-        let oneShot = timer(0)
-        // glibc's usable size of a 48-byte chunk is 40 bytes, of a 64-byte chunk 56.
-        let taskSize = usableSize(Unmanaged.passUnretained(task).toOpaque())
-        let timerSize = usableSize(Unmanaged.passUnretained(oneShot).toOpaque())
+        // glibc's usable size of a 48-byte chunk is 40 bytes, of a 64-byte chunk 56. It may hand a
+        // request a larger free chunk whose remainder is too small to split off (seen: 72 usable
+        // for a timer): the smallest of many allocations is the chunk the request itself needs.
+        let tasks = (0..<64).map { _ in LoopWork(action: {}) }
+        let oneShots = (0..<64).map { timer(Int64($0)) }
+        let taskSize = tasks.map { usableSize(Unmanaged.passUnretained($0).toOpaque()) }.min()!
+        let timerSize = oneShots.map { usableSize(Unmanaged.passUnretained($0).toOpaque()) }.min()!
         #expect(taskSize <= 40, "a task entry takes \(taskSize) usable bytes")
         #expect(timerSize <= 56, "a timer entry takes \(timerSize) usable bytes")
         #endif

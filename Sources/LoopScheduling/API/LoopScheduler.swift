@@ -100,7 +100,7 @@ public final class LoopScheduler: DateScheduler {
             driver: .preferred
         )
         scheduler.performAsCurrent { body(scheduler) }
-        scheduler.core.runLoopToCompletion()
+        LoopShutdown.runOwnedLoop(scheduler.core)
     }
 
     /// For tests and benchmarks: the same, with the clocks, the timer driver and a set-up step to
@@ -146,8 +146,7 @@ public final class LoopScheduler: DateScheduler {
     /// that runs no loop. On a loop thread (its own, or another loop's, which must not wait) nobody
     /// is left to join it, so it detaches.
     deinit {
-        if core.isOnLoopThread || LoopThreadMarker.isLoopThread { core.thread?.detachWhenFinished() }
-        core.shutdown()
+        LoopShutdown.lastReferenceDropped(core)
     }
 
     /// The wall clock (as the scheduler reads it).
@@ -263,7 +262,7 @@ public final class LoopScheduler: DateScheduler {
     ///   the child has no loop thread: a scheduler inherited from the parent is dead in the child
     ///   (schedule nothing on it; do not wait for it).
     public func shutdown() {
-        core.shutdown()
+        LoopShutdown.shutdown(core)
     }
 
     /// Shuts the loop down without blocking the calling task's thread; returns when ``shutdown()``
@@ -274,15 +273,7 @@ public final class LoopScheduler: DateScheduler {
     /// returns at once, as ``shutdown()`` does there. Unlike ``shutdown()``, it does wait when
     /// called from another loop's thread: suspending there blocks nothing.
     public func shutdown() async {
-        let core = self.core
-        core.beginShutdown()
-        // On this loop's own thread, waiting would wait for itself.
-        guard !core.isOnLoopThread else { return }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            core.lifecycle.whenClosed { done.resume() }
-        }
-        // The thread exits right after closing the loop: this join waits for nothing but that.
-        core.thread?.join()
+        await LoopShutdown.shutdown(core)
     }
 
     /// Integrations (a service's `run()`): claims the scheduler once; false if it was claimed before.
@@ -293,9 +284,7 @@ public final class LoopScheduler: DateScheduler {
     /// Integrations: returns once the loop is closed, however its shutdown began, without blocking
     /// a thread (also when it is closed already).
     package func waitUntilClosed() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            core.lifecycle.whenClosed { done.resume() }
-        }
+        await LoopShutdown.untilClosed(core)
     }
 
     /// Tells the loop the wall clock was stepped, as the realtime timerfd does on Linux; for tests

@@ -62,14 +62,14 @@ public final class LoopSchedulerGroup: Sendable {
     /// any loop's) it begins them all and returns without waiting, so two loops of a group that both
     /// call it cannot deadlock.
     public func shutdown() {
-        for scheduler in schedulers { scheduler.core.beginShutdown() }
+        for scheduler in schedulers { LoopShutdown.begin(scheduler.core) }
         for scheduler in schedulers { scheduler.shutdown() }
     }
 
     /// Shuts every loop down without blocking the calling task's thread (see
     /// ``LoopScheduler/shutdown()-7hnw``).
     public func shutdown() async {
-        for scheduler in schedulers { scheduler.core.beginShutdown() }
+        for scheduler in schedulers { LoopShutdown.begin(scheduler.core) }
         for scheduler in schedulers { await scheduler.shutdown() }
     }
 }

@@ -23,12 +23,6 @@ final class LoopBatchRunner {
         var spareItems: [LoopItem] = []
         /// The remote queue's items, swapped out once per round.
         var batch: [LoopItem] = []
-        /// The capacity of the buffer last handed to the remote queue (it alternates with `batch`),
-        /// so a quiet loop takes the queue's lock only when that buffer is worth giving back.
-        var remoteCapacity = 0
-        /// The loop took items that had waited without a wake-up while it was armed: its next
-        /// arming looks at the queue again within ``LoopCore/flushInterval``.
-        var flushSoon = false
         /// Inside a batch of user work: a `shutdown()` from an action completes after the batch,
         /// and `schedule` from outside a batch (a host callback, `run`'s body) must start the idle
         /// handle.
@@ -56,11 +50,11 @@ final class LoopBatchRunner {
     func runBatchOnCallback(_ core: LoopCore) {
         guard !state.value.inBatch else { return }
         core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
-        if core.mode == .adopted {
-            LoopThreadMarker.whileRunning { runBatch(core) }
-        } else {
-            runBatch(core)
-        }
+        // An own or caller thread is marked for as long as it runs the loop; an adopted loop's
+        // thread, which is the host's, only while its batches run.
+        let marked = core.mode == .adopted && LoopThreadMarker.enter()
+        runBatch(core)
+        LoopThreadMarker.leave(marked)
         if state.value.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
     }
 
@@ -120,8 +114,7 @@ final class LoopBatchRunner {
         if lockFree, !core.remote.mayHaveItems { return false }
         var items: [LoopItem] = []
         swap(&items, &state.value.batch)
-        state.value.remoteCapacity = items.capacity
-        if core.remote.take(into: &items) { state.value.flushSoon = true }
+        if core.remote.take(into: &items) { core.timers.flushSoon() }
         let didWork = !items.isEmpty
         core.recycler.noteRound(items.count)
         for item in items {
@@ -192,49 +185,6 @@ final class LoopBatchRunner {
         job.runSynchronously(on: core.unownedActorExecutor)
     }
 
-    // MARK: Items queued without a wake-up
-
-    /// Whether the last batch took items that had waited without a wake-up; clears the request.
-    func takeFlushRequest() -> Bool {
-        defer { state.value.flushSoon = false }
-        return state.value.flushSoon
-    }
-
-    /// Hands the spare buffer to `take` (one of the queue's takes of what waited without a
-    /// wake-up) and files what it took: only timers and cancellations are ever queued so, which run
-    /// no user code. Returns whether it took anything.
-    func fileDeferred(_ core: LoopCore, takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
-        var items: [LoopItem] = []
-        swap(&items, &state.value.batch)
-        let handedOver = items.capacity
-        let took = take(&items)
-        if took {
-            state.value.remoteCapacity = handedOver
-            core.recycler.noteRound(items.count)
-            for item in items {
-                switch item {
-                case .work(let entry) where entry.isTimer:
-                    core.timers.file(core, unsafeDowncast(entry, to: LoopTimer.self))
-                case .cancelled(let timer): core.timers.remove(core, timer)
-                case .work, .taskJob, .actorJob:
-                    preconditionFailure(
-                        "LoopBatchRunner.fileDeferred: a task or job was queued without waking the loop"
-                    )
-                }
-            }
-            items.removeAll(keepingCapacity: items.capacity <= 65_536)
-        }
-        state.value.batch = items
-        return took
-    }
-
-    /// Before a timer is filed on the loop thread outside a batch (a host's callback, `run`'s
-    /// body): timers queued earlier without a wake-up go first, so equal deadlines keep their
-    /// scheduling order, as when the wake-up made the loop take them at once.
-    func fileDeferredBeforeLocalTimer(_ core: LoopCore) {
-        _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) })
-    }
-
     // MARK: Memory
 
     /// Once the loop is quiet: buffers far beyond the iteration's demand go back to the allocator
@@ -245,7 +195,7 @@ final class LoopBatchRunner {
     func giveBackMemory(_ core: LoopCore) {
         let keep = core.recycler.keep
         if state.value.batch.capacity > keep { state.value.batch = [] }
-        if state.value.remoteCapacity > keep { state.value.remoteCapacity = core.remote.giveBackMemory(keepingUpTo: keep) }
+        core.remote.giveBackMemory(keepingUpTo: keep)
         guard core.recycler.didWork else { return }
         if state.value.spareItems.capacity > keep { state.value.spareItems = [] }
         if state.value.localItems.isEmpty && state.value.localItems.capacity > keep { state.value.localItems = [] }

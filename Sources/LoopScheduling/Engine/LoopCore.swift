@@ -17,8 +17,9 @@ package enum LoopMode: Sendable {
 
 /// The engine behind a LoopScheduler: owned by the loop, held by the public object.
 ///
-/// The hub that wires its parts together and owns the libuv callbacks, the submit path and the
-/// shutdown sequence. The parts, each with its own loop-confined state (``LoopConfined``):
+/// The hub that wires its parts together and owns the libuv callbacks and the submit path (the
+/// shutdown sequence is ``LoopShutdown``). The parts, each with its own loop-confined state
+/// (``LoopConfined``):
 ///
 /// - ``RemoteQueue``: the intake from other threads, the lifecycle and the wake-up, under one lock;
 /// - ``LoopBatchRunner``: runs tasks, jobs and due timers in batches;
@@ -116,7 +117,7 @@ final class LoopCore: @unchecked Sendable {
             do {
                 try thread.start(name: name, faults: faults) { [self] in
                     noteLoopThread()
-                    runLoopToCompletion()
+                    LoopShutdown.runOwnedLoop(self)
                 }
             } catch {
                 // No thread will run the loop: release what set-up acquired, here.
@@ -161,15 +162,6 @@ final class LoopCore: @unchecked Sendable {
         }
     }
 
-    /// Runs an owned loop until shutdown closed every handle, then closes the loop.
-    func runLoopToCompletion() {
-        LoopThreadMarker.whileRunning {
-            handles.run()
-            handles.closeLoop()
-        }
-        remote.lifecycle.didClose()
-    }
-
     // MARK: libuv callbacks (from UVHandles)
 
     func asyncFired() {
@@ -204,9 +196,9 @@ final class LoopCore: @unchecked Sendable {
         switch lifecycle.state {
         case .open:
             runner.runBatchOnCallback(self)
-            if lifecycle.state == .draining { finalShutdown() } else { publishStatistics() }
+            if lifecycle.state == .draining { LoopShutdown.finish(self) } else { publishStatistics() }
         case .draining:
-            finalShutdown()
+            LoopShutdown.finish(self)
         case .starting, .closing, .closed:
             return
         }
@@ -285,8 +277,7 @@ final class LoopCore: @unchecked Sendable {
         guard isOnLoopThread else { return remote.submit(item) }
         guard remote.accepts(item) else { return false }
         if case .work(let entry) = item, entry.isTimer {
-            if !runner.inBatch { runner.fileDeferredBeforeLocalTimer(self) }
-            timers.file(self, unsafeDowncast(entry, to: LoopTimer.self))
+            timers.fileOnLoopThread(self, unsafeDowncast(entry, to: LoopTimer.self))
         } else {
             runner.enqueueLocal(self, item)
         }
@@ -305,52 +296,6 @@ final class LoopCore: @unchecked Sendable {
         } else {
             _ = remote.submit(.cancelled(timer))
         }
-    }
-
-    // MARK: Shutting down
-
-    /// Begins shutdown from any thread, and on a thread that runs no loop waits until the loop is
-    /// closed (and its own thread joined).
-    ///
-    /// On this loop's thread it completes after the current batch (or at once outside a batch)
-    /// without waiting for itself. On another loop's thread it only begins: waiting there could
-    /// deadlock two loops that shut each other down.
-    func shutdown() {
-        beginShutdown()
-        if isOnLoopThread || LoopThreadMarker.isLoopThread { return }
-        lifecycle.waitUntilClosed()
-        thread?.join()
-    }
-
-    /// Begins shutdown without ever blocking: `open → draining` and a wake-up for the loop; on the
-    /// loop thread outside a batch, the final drain at once. Idempotent.
-    func beginShutdown() {
-        let onLoop = isOnLoopThread
-        _ = remote.beginShutdown(onLoopThread: onLoop)
-        if onLoop && !runner.inBatch && lifecycle.state == .draining { finalShutdown() }
-    }
-
-    /// On the loop thread: runs every accepted task and job, closes the intake, disposes every
-    /// timer, closes every handle. On an adopted loop this may run in the host's own code (a
-    /// `shutdown()` or a last release on its thread, before or after its first `uv_run`): while
-    /// actions run, its thread is a loop thread, as in any batch.
-    func finalShutdown() {
-        LoopThreadMarker.whileRunning { runner.drainAndCloseIntake(self) }
-        timers.disposeAll(self)
-        publishStatistics()
-        handles.closeAll()
-    }
-
-    /// The last close callback ran: the one place the scheduler learns it is closed. An owned
-    /// loop is closed once `uv_run` returns (``runLoopToCompletion()``); an adopted one belongs to
-    /// the host, so the scheduler is closed now.
-    func handlesDidClose() {
-        publishStatistics()
-        recycler.dropAll()
-        // The loop thread is done with the loop; its id may soon belong to another thread (glibc
-        // reuses thread descriptors), which must not pass for the loop thread.
-        loopThread.forget()
-        if mode == .adopted { remote.lifecycle.didClose() }
     }
 
     // MARK: Clocks

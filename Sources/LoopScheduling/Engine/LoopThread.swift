@@ -164,12 +164,18 @@ enum LoopThreadMarker {
         precondition(rc == 0, "pthread_setspecific failed for the loop-thread key: \(rc)")
     }
 
-    /// Marks the thread for the duration of `body` and restores what it was.
+    /// Marks the thread until the matching ``leave(_:)``, unless it is marked already (an own
+    /// loop thread, or nested). Returns whether it marked it, for `leave`.
     @inline(__always)
-    static func whileRunning<Result>(_ body: () -> Result) -> Result {
-        let previous = pthread_getspecific(key)
-        if previous == nil { markCurrentThread() }
-        defer { if previous == nil { pthread_setspecific(key, nil) } }
-        return body()
+    static func enter() -> Bool {
+        guard !isLoopThread else { return false }
+        markCurrentThread()
+        return true
+    }
+
+    /// Ends what ``enter()`` began: unmarks the thread if that call marked it.
+    @inline(__always)
+    static func leave(_ marked: Bool) {
+        if marked { pthread_setspecific(key, nil) }
     }
 }

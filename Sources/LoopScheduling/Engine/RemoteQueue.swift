@@ -93,6 +93,10 @@ final class RemoteQueue: @unchecked Sendable {
     /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
     /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
+    /// The capacity of the buffer the loop last swapped in (its buffers alternate with this
+    /// queue's), so a quiet loop takes the lock only when that buffer is worth giving back. Written
+    /// under the lock on every swap; read by the loop only, without it.
+    private let bufferCapacity = Atomic<Int>(0)
     /// Whether the loop accepts work, is draining or closed. Its transitions that race with
     /// submissions (``beginShutdown(onLoopThread:)``, ``closeIntake(localQueueIsEmpty:)``) happen
     /// under this queue's lock.
@@ -210,12 +214,13 @@ final class RemoteQueue: @unchecked Sendable {
     /// Room the buffer has: for tests.
     var capacity: Int { state.withLock { $0.items.capacity } }
 
-    /// Drops the buffer if it is empty and has room for more than `keep` items (the loop is quiet:
-    /// see ``LoopCore/giveBackMemory()``). Returns the capacity it has now.
-    func giveBackMemory(keepingUpTo keep: Int) -> Int {
+    /// Drops the buffer if it is empty and has room for more than `keep` items (the loop is quiet).
+    /// Takes the lock only when the buffer's capacity, as of the loop's last swap, is worth it.
+    func giveBackMemory(keepingUpTo keep: Int) {
+        guard bufferCapacity.load(ordering: .relaxed) > keep else { return }
         state.withLock { state in
             if state.items.isEmpty && state.items.capacity > keep { state.items = [] }
-            return state.items.capacity
+            bufferCapacity.store(state.items.capacity, ordering: .relaxed)
         }
     }
 
@@ -234,6 +239,7 @@ final class RemoteQueue: @unchecked Sendable {
             state.promise = .awake
             Self.emptied(&state)
             swap(&state.items, &batch)
+            bufferCapacity.store(state.items.capacity, ordering: .relaxed)
             nonEmpty.store(false, ordering: .relaxed)
             return stragglers
         }
@@ -257,6 +263,7 @@ final class RemoteQueue: @unchecked Sendable {
             guard !state.wakePending, !state.items.isEmpty else { return false }
             Self.emptied(&state)
             swap(&state.items, &batch)
+            bufferCapacity.store(state.items.capacity, ordering: .relaxed)
             nonEmpty.store(false, ordering: .relaxed)
             return true
         }
@@ -272,6 +279,7 @@ final class RemoteQueue: @unchecked Sendable {
                 state.promise = .awake
                 Self.emptied(&state)
                 swap(&state.items, &batch)
+                bufferCapacity.store(state.items.capacity, ordering: .relaxed)
                 nonEmpty.store(false, ordering: .relaxed)
                 return true
             }

@@ -297,7 +297,7 @@ final class UVHandles: LoopWaker {
 
     // MARK: Closing
 
-    /// Closes every initialised handle; the core hears `handlesDidClose()` from the last close
+    /// Closes every initialised handle; ``LoopShutdown/handlesClosed(_:)`` hears from the last close
     /// callback, after which the retained core is released.
     func closeAll() {
         assertConfined()
@@ -331,7 +331,7 @@ final class UVHandles: LoopWaker {
         guard openHandles == 0 else { return }
         let core = self.core
         self.core = nil
-        core?.handlesDidClose()
+        if let core { LoopShutdown.handlesClosed(core) }
         Unmanaged.passUnretained(self).release()
     }
 

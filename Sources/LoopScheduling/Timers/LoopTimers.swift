@@ -4,32 +4,44 @@
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and
 /// is tested without a loop; this part connects it to the loop.)
 ///
-/// A timer's path (the timer-specific steps are in this folder and the kernel's heap and wheel; the
-/// engine's submit path and the libuv callbacks carry it there):
+/// A timer's path. The timer-specific steps are this type's; the engine only routes an entry here
+/// (``LoopCore/submit(_:)``) and the driver's callback calls back (``UVHandles``):
 ///
 /// 1. **Schedule.** `LoopScheduler.schedule(after:)` makes the entry (``LoopEntryRecycler``) and
-///    submits it (``LoopCore/submit(_:)``): on the loop thread it is filed at once; from another
-///    thread it goes through the ``RemoteQueue``, which wakes the loop only if the loop's armed
-///    promise does not cover it, and the batch files it.
-/// 2. **File.** ``file(_:)``, the only insertion: the store stamps its sequence number.
-/// 3. **Wake.** Before the loop blocks, ``armAndPromise(now:)`` arms the driver for the store's
-///    ``LoopTimerStore/nextWake(monotonicNow:wallNow:flushBy:)`` and publishes the promise.
-/// 4. **Fire or cancel.** The driver's callback (``UVHandles``) calls ``LoopCore/timerFired()``,
-///    whose batch runs ``fireDue()``; a disposed timer leaves through ``remove(_:)``, at once on
-///    the loop thread, or when the loop next looks at its queue.
+///    submits it: on the loop thread it is filed at once (``fileOnLoopThread(_:_:)``); from
+///    another thread it goes through the ``RemoteQueue``, which wakes the loop only if the loop's
+///    armed promise does not cover it, and the loop files it when it takes the queue.
+/// 2. **File.** ``file(_:_:)``, the only insertion: the store stamps its sequence number.
+/// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
+///    ``LoopTimerStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
+///    wake-up (its own take of the queue, ``fileDeferred(_:takenBy:)``) and publishes the promise.
+/// 4. **Fire or cancel.** The driver's callback calls ``LoopCore/timerFired()``, whose batch runs
+///    ``fireDue(_:)``; a disposed timer leaves through ``remove(_:_:)``, at once on the loop
+///    thread, or when the loop next takes its queue.
 final class LoopTimers {
-    // Loop-confined, never across user code (see LoopConfined).
-    @exclusivity(unchecked) private var state: LoopConfined<LoopTimerStore>
-
-    init(loopThread: LoopThreadIdentity) {
-        state = LoopConfined(LoopTimerStore(), loopThread: loopThread)
+    /// The store and what the filing of deferred items needs, confined together.
+    struct State: ~Copyable {
+        var store = LoopTimerStore()
+        /// The buffer a take of deferred items swaps with the remote queue's (timers and
+        /// cancellations left without a wake-up), kept so steady filing does not allocate.
+        var deferred: [LoopItem] = []
+        /// The loop took items that had waited without a wake-up while it was armed: its next
+        /// arming looks at the queue again within ``LoopCore/flushInterval``.
+        var flushSoon = false
     }
 
-    var count: Int { state.value.count }
+    // Loop-confined, never across user code (see LoopConfined).
+    @exclusivity(unchecked) private var state: LoopConfined<State>
+
+    init(loopThread: LoopThreadIdentity) {
+        state = LoopConfined(State(), loopThread: loopThread)
+    }
+
+    var count: Int { state.value.store.count }
     /// The monotonic time the driver is armed for: for the tests.
-    var armedDeadline: Int64? { state.value.armedDeadline }
+    var armedDeadline: Int64? { state.value.store.armedDeadline }
     /// Slots the store holds allocated: for the memory tests.
-    var slotCapacity: Int { state.value.slotCapacity }
+    var slotCapacity: Int { state.value.store.slotCapacity }
 
     // MARK: File and remove
 
@@ -40,26 +52,41 @@ final class LoopTimers {
         if timer.isDisposed {
             core.reporter.disposedBeforeRun()
         } else {
-            state.value.insert(timer)
+            state.value.store.insert(timer)
         }
+    }
+
+    /// A timer scheduled on the loop thread. Outside a batch (a host's callback, `run`'s body),
+    /// timers queued earlier without a wake-up are filed first, so equal deadlines keep their
+    /// scheduling order, as when the wake-up made the loop take them at once.
+    @inline(__always)
+    func fileOnLoopThread(_ core: LoopCore, _ timer: LoopTimer) {
+        if !core.runner.inBatch { _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) }) }
+        file(core, timer)
     }
 
     /// A disposed timer leaves the store, if it is there (it may have fired, or been skipped).
     @inline(__always)
     func remove(_ core: LoopCore, _ timer: LoopTimer) {
-        if state.value.remove(timer) { core.reporter.disposedBeforeRun() }
+        if state.value.store.remove(timer) { core.reporter.disposedBeforeRun() }
+    }
+
+    /// A take of the remote queue found items that had waited without a wake-up while the loop was
+    /// armed: the next arming looks at the queue again soon (see ``RemoteQueue``).
+    func flushSoon() {
+        state.value.flushSoon = true
     }
 
     // MARK: Wake
 
     /// The driver fired: nothing is armed any more.
     func driverFired() {
-        state.value.driverFired()
+        state.value.store.driverFired()
     }
 
     /// The wall clock was stepped: the next arming starts from the new reading.
     func wallClockChanged() {
-        state.value.wallClockChanged()
+        state.value.store.wallClockChanged()
     }
 
     /// Arms the driver, then publishes the promise that lets timers and cancellations from other
@@ -70,10 +97,11 @@ final class LoopTimers {
     func armAndPromise(_ core: LoopCore, now: Int64) {
         var now = now
         // Items waited for this look without a wake-up: look again soon while they keep coming.
-        let flush = core.runner.takeFlushRequest()
+        let flush = state.value.flushSoon
+        state.value.flushSoon = false
         for _ in 0..<LoopCore.promiseAttempts {
             let flushBy = flush ? Nanoseconds.adding(now, LoopCore.flushInterval) : nil
-            switch state.value.nextWake(monotonicNow: now, wallNow: core.wallNow(), flushBy: flushBy) {
+            switch state.value.store.nextWake(monotonicNow: now, wallNow: core.wallNow(), flushBy: flushBy) {
             case .keep: break
             case .runNow:
                 // Not blocking: the idle callback takes the queue, so the loop stays awake.
@@ -83,16 +111,40 @@ final class LoopTimers {
             }
             // With `flushBy`, the arming is at or before it (`nextWake`).
             let promise = RemoteQueue.LoopPromise(
-                armedDeadline: state.value.armedDeadline ?? .max,
+                armedDeadline: state.value.store.armedDeadline ?? .max,
                 isFlushing: flushBy != nil
             )
-            guard core.runner.fileDeferred(core, takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else {
+            guard fileDeferred(core, takenBy: { core.remote.publish(promise, orTakeInto: &$0) }) else {
                 return
             }
             // Filing took time: arming from the old reading would fire late.
             now = core.monotonicNow()
         }
         core.handles.startIdle()
+    }
+
+    /// Hands the spare buffer to `take` (one of the remote queue's takes of what waited without a
+    /// wake-up) and files what it took: only timers and cancellations are ever queued so, which
+    /// run no user code. Returns whether it took anything.
+    private func fileDeferred(_ core: LoopCore, takenBy take: (inout [LoopItem]) -> Bool) -> Bool {
+        var items: [LoopItem] = []
+        swap(&items, &state.value.deferred)
+        let took = take(&items)
+        if took {
+            core.recycler.noteRound(items.count)
+            for item in items {
+                switch item {
+                case .work(let entry) where entry.isTimer: file(core, unsafeDowncast(entry, to: LoopTimer.self))
+                case .cancelled(let timer): remove(core, timer)
+                case .work, .taskJob, .actorJob:
+                    preconditionFailure("LoopTimers.fileDeferred: a task or job was queued without waking the loop")
+                }
+            }
+            // A take may hand over the remote queue's big buffer from a burst: not kept.
+            items.removeAll(keepingCapacity: items.capacity <= 65_536)
+        }
+        state.value.deferred = items
+        return took
     }
 
     // MARK: Fire
@@ -104,19 +156,19 @@ final class LoopTimers {
     func fireDue(_ core: LoopCore) -> Bool {
         // Once shutdown began no timer starts, due or not: shutdown disposes them all.
         guard core.lifecycle.isOpen else { return false }
-        let limit = state.value.nextSequence
+        let limit = state.value.store.nextSequence
         var fired = 0
-        if state.value.hasMonotonicTimers {
+        if state.value.store.hasMonotonicTimers {
             let now = core.monotonicNow()
-            while core.lifecycle.isOpen, var due = state.value.popDue(monotonicNow: now, limit: limit) {
+            while core.lifecycle.isOpen, var due = state.value.store.popDue(monotonicNow: now, limit: limit) {
                 fire(core, due.timer, lateness: due.lateness, wallLateness: nil)
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
         }
-        if state.value.hasWallTimers {
+        if state.value.store.hasWallTimers {
             let now = core.wallNow()
-            while core.lifecycle.isOpen, var due = state.value.popDueWall(wallNow: now, limit: limit) {
+            while core.lifecycle.isOpen, var due = state.value.store.popDueWall(wallNow: now, limit: limit) {
                 fire(core, due.timer, lateness: due.lateness, wallLateness: due.lateness)
                 core.recycler.recycle(&due.timer)
                 fired += 1
@@ -151,7 +203,7 @@ final class LoopTimers {
         periodic.tick?(periodic.ticks.missed)
         if ActionLifecycle.endTick(periodic.state) {
             // Also when shutdown began during the tick: the final drain disposes it with the rest.
-            state.value.reinsertAfterTick(periodic, monotonicNow: core.monotonicNow())
+            state.value.store.reinsertAfterTick(periodic, monotonicNow: core.monotonicNow())
         } else {
             periodic.releaseAction()
         }
@@ -162,7 +214,7 @@ final class LoopTimers {
     /// Shutdown: every pending timer is disposed and never runs; whoever awaits a handler timer
     /// hears that the scheduler cancelled it.
     func disposeAll(_ core: LoopCore) {
-        for timer in state.value.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
+        for timer in state.value.store.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
             timer.cancelledByScheduler()
             timer.releaseAction()
             core.reporter.disposedBeforeRun()
@@ -170,8 +222,11 @@ final class LoopTimers {
     }
 
     /// Shrinks the store if nothing is due soon; returns whether the loop is quiet (see
-    /// ``LoopTimerStore/giveBackMemory(monotonicNow:wallNow:)``).
+    /// ``LoopTimerStore/giveBackMemory(monotonicNow:wallNow:)``), and then gives back a deferred
+    /// buffer far beyond the iteration's demand (see ``LoopEntryRecycler/keep``).
     func giveBackMemory(_ core: LoopCore, now: Int64) -> Bool {
-        state.value.giveBackMemory(monotonicNow: now, wallNow: core.wallNow())
+        guard state.value.store.giveBackMemory(monotonicNow: now, wallNow: core.wallNow()) else { return false }
+        if state.value.deferred.capacity > core.recycler.keep { state.value.deferred = [] }
+        return true
     }
 }
