@@ -61,10 +61,10 @@ struct LoopRecyclingTests {
     /// The loop's retained memory, read on the loop thread from a timer that fires at once: timers
     /// fire after the round's queues are back in place, so every buffer is visible.
     struct Retained: Sendable, Equatable {
-        var batch = 0, remote = 0, local = 0, spareItems = 0, spareTasks = 0, spareTimers = 0, slots = 0
+        var batch = 0, remote = 0, deferred = 0, local = 0, spareItems = 0, spareTasks = 0, spareTimers = 0, slots = 0
         /// The loop iterations counted when it was read.
         var iteration = 0
-        var largest: Int { [batch, remote, local, spareItems, spareTasks, spareTimers].max()! }
+        var largest: Int { [batch, remote, deferred, local, spareItems, spareTasks, spareTimers].max()! }
     }
 
     static func retained(_ loop: LoopScheduler) async -> Retained {
@@ -77,6 +77,7 @@ struct LoopRecyclingTests {
                     returning: Retained(
                         batch: buffers.batch,
                         remote: core.remote.capacity,
+                        deferred: core.timers.deferredCapacity,
                         local: buffers.local,
                         spareItems: buffers.spare,
                         spareTasks: spares.tasks,

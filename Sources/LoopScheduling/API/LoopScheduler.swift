@@ -100,7 +100,7 @@ public final class LoopScheduler: DateScheduler {
             driver: .preferred
         )
         scheduler.performAsCurrent { body(scheduler) }
-        LoopShutdown.runOwnedLoop(scheduler.core)
+        scheduler.core.runOwnedLoop()
     }
 
     /// For tests and benchmarks: the same, with the clocks, the timer driver and a set-up step to

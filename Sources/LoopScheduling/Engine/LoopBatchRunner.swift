@@ -50,11 +50,15 @@ final class LoopBatchRunner {
     func runBatchOnCallback(_ core: LoopCore) {
         guard !state.value.inBatch else { return }
         core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
-        // An own or caller thread is marked for as long as it runs the loop; an adopted loop's
-        // thread, which is the host's, only while its batches run.
-        let marked = core.mode == .adopted && LoopThreadMarker.enter()
-        runBatch(core)
-        LoopThreadMarker.leave(marked)
+        if core.mode == .adopted {
+            // An own or caller thread is marked for as long as it runs the loop; an adopted loop's
+            // thread, which is the host's, only while its batches run.
+            let marked = LoopThreadMarker.enter()
+            runBatch(core)
+            LoopThreadMarker.leave(marked)
+        } else {
+            runBatch(core)
+        }
         if state.value.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
     }
 
@@ -188,8 +192,8 @@ final class LoopBatchRunner {
     // MARK: Memory
 
     /// Once the loop is quiet: buffers far beyond the iteration's demand go back to the allocator
-    /// (see ``LoopEntryRecycler/keep``). The remote queue's two buffers go even after an iteration
-    /// that handled nothing (typically the wake-up right after a burst its batch already served);
+    /// (see ``LoopEntryRecycler/keep``). The buffer the remote queue holds goes even after an
+    /// iteration that handled nothing (typically the wake-up right after a burst its batch already served);
     /// the loop's own only after one that did some work, since an idle one says nothing about
     /// their demand.
     func giveBackMemory(_ core: LoopCore) {

@@ -117,7 +117,7 @@ final class LoopCore: @unchecked Sendable {
             do {
                 try thread.start(name: name, faults: faults) { [self] in
                     noteLoopThread()
-                    LoopShutdown.runOwnedLoop(self)
+                    runOwnedLoop()
                 }
             } catch {
                 // No thread will run the loop: release what set-up acquired, here.
@@ -160,6 +160,16 @@ final class LoopCore: @unchecked Sendable {
                     + "create the scheduler on the thread that runs the loop"
             )
         }
+    }
+
+    /// Runs an owned loop (its own thread, or `run(name:_:)`'s caller) until shutdown closed every
+    /// handle, closes it, and tells the shutdown sequence (``LoopShutdown``).
+    func runOwnedLoop() {
+        let marked = LoopThreadMarker.enter()
+        handles.run()
+        handles.closeLoop()
+        LoopThreadMarker.leave(marked)
+        LoopShutdown.ownedLoopClosed(self)
     }
 
     // MARK: libuv callbacks (from UVHandles)
@@ -277,7 +287,7 @@ final class LoopCore: @unchecked Sendable {
         guard isOnLoopThread else { return remote.submit(item) }
         guard remote.accepts(item) else { return false }
         if case .work(let entry) = item, entry.isTimer {
-            timers.fileOnLoopThread(self, unsafeDowncast(entry, to: LoopTimer.self))
+            timers.fileOnLoopThread(self, unsafeDowncast(entry, to: LoopTimer.self), fileDeferredFirst: !runner.inBatch)
         } else {
             runner.enqueueLocal(self, item)
         }

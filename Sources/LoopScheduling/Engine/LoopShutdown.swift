@@ -9,8 +9,8 @@
 ///    task and job runs, the intake closes (`draining → closing`) at a moment both queues are
 ///    empty, every timer is disposed, every handle is closed.
 /// 3. **Closed** (the loop thread): an owned loop once `uv_run` returned and the loop is closed
-///    (``runOwnedLoop(_:)``); an adopted one, which the host keeps running, at its last handle's
-///    close callback (``handlesClosed(_:)``). Recycled entries go, the thread id is forgotten,
+///    (``ownedLoopClosed(_:)``, from ``LoopCore/runOwnedLoop()``); an adopted one, which the host
+///    keeps running, at its last handle's close callback (``handlesClosed(_:)``). Recycled entries go, the thread id is forgotten,
 ///    `closing → closed` wakes whoever waits.
 /// 4. **Wait** (the caller, on a thread that runs no loop, ``shutdown(_:)``): until `closed`,
 ///    then the own thread is joined; the async form waits without holding a thread.
@@ -42,13 +42,9 @@ enum LoopShutdown {
 
     // MARK: 3. Closed
 
-    /// An owned loop (its own thread, or `run(name:_:)`'s caller): runs it until shutdown closed
-    /// every handle, closes it, and marks the scheduler closed.
-    static func runOwnedLoop(_ core: LoopCore) {
-        let marked = LoopThreadMarker.enter()
-        core.handles.run()
-        core.handles.closeLoop()
-        LoopThreadMarker.leave(marked)
+    /// An owned loop's `uv_run` returned, every handle closed, and the loop is closed: so is the
+    /// scheduler.
+    static func ownedLoopClosed(_ core: LoopCore) {
         closed(core)
     }
 

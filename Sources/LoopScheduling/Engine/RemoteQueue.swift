@@ -93,7 +93,7 @@ final class RemoteQueue: @unchecked Sendable {
     /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
     /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
-    /// The capacity of the buffer the loop last swapped in (its buffers alternate with this
+    /// The capacity of the buffer the loop last swapped in (its buffers take turns as this
     /// queue's), so a quiet loop takes the lock only when that buffer is worth giving back. Written
     /// under the lock on every swap; read by the loop only, without it.
     private let bufferCapacity = Atomic<Int>(0)
@@ -225,7 +225,8 @@ final class RemoteQueue: @unchecked Sendable {
     }
 
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
-    /// two buffers alternate and steady-state submission does not allocate). The loop is awake
+    /// loop's buffers — the batch runner's and the timers' deferred one — take turns here and
+    /// steady-state submission does not allocate). The loop is awake
     /// until it publishes a promise again.
     ///
     /// - Returns: whether items had waited without a wake-up while the loop was armed: then the

@@ -4,13 +4,16 @@
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and
 /// is tested without a loop; this part connects it to the loop.)
 ///
-/// A timer's path. The timer-specific steps are this type's; the engine only routes an entry here
-/// (``LoopCore/submit(_:)``) and the driver's callback calls back (``UVHandles``):
+/// A timer's path. The timer-specific steps are this type's; the engine hands it the entries (the
+/// core's submit path, the batch runner's take of the remote queue) and the driver's callback
+/// (``UVHandles``) starts the batch that fires them:
 ///
 /// 1. **Schedule.** `LoopScheduler.schedule(after:)` makes the entry (``LoopEntryRecycler``) and
-///    submits it: on the loop thread it is filed at once (``fileOnLoopThread(_:_:)``); from
-///    another thread it goes through the ``RemoteQueue``, which wakes the loop only if the loop's
-///    armed promise does not cover it, and the loop files it when it takes the queue.
+///    submits it: on the loop thread it is filed at once (``LoopCore/scheduleTimer(_:)`` in a
+///    batch, ``fileOnLoopThread(_:_:fileDeferredFirst:)`` outside one); from another thread it
+///    goes through the ``RemoteQueue``, which wakes the loop only if the loop's armed promise does
+///    not cover it, and the batch runner files it when it takes the queue (raising
+///    ``flushSoon()`` if it had waited).
 /// 2. **File.** ``file(_:_:)``, the only insertion: the store stamps its sequence number.
 /// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
 ///    ``LoopTimerStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
@@ -42,6 +45,8 @@ final class LoopTimers {
     var armedDeadline: Int64? { state.value.store.armedDeadline }
     /// Slots the store holds allocated: for the memory tests.
     var slotCapacity: Int { state.value.store.slotCapacity }
+    /// The deferred items' buffer's capacity: for the memory tests.
+    var deferredCapacity: Int { state.value.deferred.capacity }
 
     // MARK: File and remove
 
@@ -56,12 +61,13 @@ final class LoopTimers {
         }
     }
 
-    /// A timer scheduled on the loop thread. Outside a batch (a host's callback, `run`'s body),
-    /// timers queued earlier without a wake-up are filed first, so equal deadlines keep their
-    /// scheduling order, as when the wake-up made the loop take them at once.
+    /// A timer scheduled on the loop thread through the submit path. Outside a batch (a host's
+    /// callback, `run`'s body: `fileDeferredFirst`), timers queued earlier without a wake-up are
+    /// filed first, so equal deadlines keep their scheduling order, as when the wake-up made the
+    /// loop take them at once.
     @inline(__always)
-    func fileOnLoopThread(_ core: LoopCore, _ timer: LoopTimer) {
-        if !core.runner.inBatch { _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) }) }
+    func fileOnLoopThread(_ core: LoopCore, _ timer: LoopTimer, fileDeferredFirst: Bool) {
+        if fileDeferredFirst { _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) }) }
         file(core, timer)
     }
 
