@@ -168,6 +168,34 @@ struct LoopLifecycleTests {
         #expect(timer?.isDisposed == true)
     }
 
+    @Test(
+        "A scheduler dropped on another loop's thread is closed and its thread detached, never left unreaped",
+        arguments: [false, true]
+    )
+    func deinitOnAnotherLoopsThread(shutDownFirst: Bool) async throws {
+        let host = try LoopScheduler(name: "host")
+        let weakLoop = LockedValue<WeakLoop>(WeakLoop())
+        let holder = LockedValue<LoopScheduler?>(try LoopScheduler(name: "dropped"))
+        let core = try #require(holder.withLock { loop in
+            weakLoop.withLock { $0.loop = loop }
+            return loop?.core
+        })
+        let thread = try #require(core.thread)
+        if shutDownFirst {
+            // Its thread has ended when the last reference goes, and nobody joined it.
+            LoopShutdown.begin(core)
+            #expect(await eventually { thread.joinState == .ended })
+        }
+        await shuttingDown(host) {
+            // Dropped inside an action of the host: a loop thread, which must not wait for the other
+            // loop. Its shutdown only begins there, and nobody will ever join its thread.
+            await onLoop(host) { holder.withLock { $0 = nil } }
+            #expect(weakLoop.withLock { $0.loop == nil }, "the scheduler outlived its last reference")
+            #expect(await eventually { core.lifecycle.state == .closed }, "the dropped scheduler never closed")
+            #expect(await eventually { thread.joinState == .detached }, "the dropped scheduler's thread was left unreaped")
+        }
+    }
+
     @Test("Dropping the last reference on the loop thread shuts down without deadlock")
     func deinitOnLoopThread() async throws {
         let weakLoop = LockedValue<WeakLoop>(WeakLoop())

@@ -20,7 +20,7 @@ import Glibc
 // `thread` is written once by `start` before any other thread sees the object; `state` only under
 // `condition`.
 final class LoopThread: @unchecked Sendable {
-    private enum JoinState {
+    enum JoinState {
         case running
         /// Nobody will join: the thread detaches itself when its body returns.
         case detachRequested
@@ -116,6 +116,13 @@ final class LoopThread: @unchecked Sendable {
         state = .detached
         let rc = pthread_detach(thread)
         precondition(rc == 0, "pthread_detach failed: \(rc)")
+    }
+
+    /// Where the thread stands: for the tests.
+    var joinState: JoinState {
+        condition.lock()
+        defer { condition.unlock() }
+        return state
     }
 
     /// Waits for the thread to exit. Idempotent; concurrent callers all return after it exited.
