@@ -257,13 +257,22 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         touched[next.level] |= bit
         count -= Int(bucketStates[index].live)
         bucketStates[index] = BucketState()
-        for element in taken where !element.isHole {
-            let deadline = element.reference._withUnsafeGuaranteedRef { entry in
-                entry.heapIndex = -1
-                return entry.deadline
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: taken.count) { deadlines in
+            // Two passes. A bucket's entries lie scattered in memory (a bucket holds a range of
+            // deadlines, scheduled in any order), so reading each one is a cache miss: loads that
+            // depend on nothing else, which the processor overlaps when the loop does nothing but
+            // load. Filing the entry between them (appends, the heap) kept one miss in flight at a
+            // time: a 3,000-timer bucket took half a millisecond, late for every timer due then.
+            for position in taken.indices where !taken[position].isHole {
+                deadlines[position] = taken[position].reference._withUnsafeGuaranteedRef { $0.deadline }
             }
-            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+            for position in taken.indices where !taken[position].isHole {
+                let element = taken[position]
+                let deadline = deadlines[position]
+                element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+                if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                    heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+                }
             }
         }
         // Keep the buffer for the bucket's next round; a quiet store frees it.
