@@ -47,13 +47,23 @@ struct LoopTimerStore: ~Copyable {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
+    /// How many slots of a big wheel bucket move down per look (``TimerWheel/Cascade``): 256 take
+    /// some 10–25 µs, so the loop fires what is due between chunks instead of after a move of
+    /// thousands of timers.
+    static let cascadeBudget = 256
+
     /// See ``WheeledHeap/smallBucket``.
     static var smallBucket: Int { WheeledHeap<LoopTimer>.smallBucket }
     /// See ``WheeledHeap/defaultTickShift``.
     static var tickShift: Int { WheeledHeap<LoopTimer>.defaultTickShift }
 
-    init(tickShift: Int = Self.tickShift) {
+    /// Slots of a big bucket moved per look: ``cascadeBudget``, or fewer in the model tests.
+    let cascadeBudget: Int
+
+    init(tickShift: Int = Self.tickShift, cascadeBudget: Int = Self.cascadeBudget) {
+        precondition(cascadeBudget > 0, "LoopTimerStore: cascadeBudget must be positive")
         monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false)
+        self.cascadeBudget = cascadeBudget
     }
 
     /// The wheel in front of the monotonic heap, for the tests.
@@ -62,6 +72,9 @@ struct LoopTimerStore: ~Copyable {
     }
 
     var count: Int { monotonic.count + wall.count }
+    /// Whether a big wheel bucket is moving down in chunks (``TimerWheel/Cascade``): the store
+    /// asks to run again at once until it is done.
+    var isCascading: Bool { monotonic.wheel.isCascading }
     /// Slots the heaps and the wheel hold allocated: for the memory tests.
     var slotCapacity: Int { monotonic.capacity + wall.storage.capacity }
 
@@ -120,7 +133,7 @@ struct LoopTimerStore: ~Copyable {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
-        monotonic.advance(monotonicNow: monotonicNow)
+        monotonic.advance(monotonicNow: monotonicNow, budget: cascadeBudget)
         monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
         var wake = monotonic.wake ?? TimerWake(at: Nanoseconds.never)
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
@@ -153,7 +166,9 @@ struct LoopTimerStore: ~Copyable {
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
-        monotonic.advance(monotonicNow: monotonicNow)
+        // A cascade's chunks run in `nextWake`, once per loop iteration after the firing, not one
+        // per timer popped here (unless its first tick came: then all of it, now).
+        monotonic.advance(monotonicNow: monotonicNow, budget: cascadeBudget, continuesCascade: false)
         guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
         return (monotonic.heap.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }

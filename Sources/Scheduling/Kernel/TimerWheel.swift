@@ -11,6 +11,8 @@
 /// slot a cancel just left (still in cache); a quiet store compacts sparse buckets. A timer that survives moves down a level each time
 /// its bucket's range starts (at most five moves, each O(1)) and into the heap keyed by its exact
 /// `(deadline, sequence)`, so it fires with the heap's precision, in order with everything else.
+/// A big bucket above level 0 may move down in chunks, between its scheduler's rounds of firing,
+/// before any of its timers is due (``Cascade``).
 ///
 /// Ticks are `deadline >> tickShift` nanoseconds. `elapsed` is the last tick handed to the heap:
 /// every entry in the wheel is due at a later tick, in the slot of the highest 6-bit digit in
@@ -76,6 +78,44 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// The start tick of the earliest occupied bucket, or `Int64.max`; recomputed after a move and
     /// lowered on insert (a removal may leave it early: one wake-up that moves nothing).
     @usableFromInline var nextStart: Int64 = .max
+    /// A big bucket moving down a chunk at a time, or nil (see ``Cascade``).
+    @usableFromInline var cascade: Cascade?
+    /// Buffers a move works in, kept between moves (a quiet store frees them): allocating them per
+    /// move asked glibc for a kilobyte or more, and such a request first consolidates every small
+    /// chunk freed since the last one — every timer entry and closure that fired in between, half
+    /// a millisecond's stall per level-1 move when 50 timers fire per millisecond.
+    @usableFromInline var spareDeadlines: [Int64] = []
+    @usableFromInline var spareElements: [Element] = []
+
+    /// Whether a big bucket is moving down in chunks: its scheduler should look again at once.
+    @inlinable package var isCascading: Bool { cascade != nil }
+
+    /// A bucket above level 0 moving down in chunks (``advance(now:into:budget:continuesCascade:)``
+    /// with a budget), so that a bucket of thousands of timers does not stall its scheduler in one
+    /// go: a 67 ms bucket holds 3,000 timers when 50 fire per millisecond.
+    ///
+    /// `elapsed` is at the bucket's first tick, so what it moves is filed relative to it, while
+    /// the bucket's array stays where it is, unwritten (the cursor says what moved): an entry not
+    /// moved yet keeps its position there, at or after the cursor, and a cancel looks there first
+    /// (no insert can reach the bucket:
+    /// entries filed at its level differ from `elapsed` in that digit, and it shares it). None of
+    /// its entries is due before the bucket's first tick, the move's deadline (``finishBy``): a
+    /// call from then on moves the rest at once, so every entry reaches the heap in time.
+    @usableFromInline
+    struct Cascade {
+        /// The bucket's index in ``buckets``.
+        @usableFromInline var index: Int
+        /// The next position to move.
+        @usableFromInline var cursor: Int
+        /// The bucket's first nanosecond.
+        @usableFromInline var finishBy: Int64
+
+        @inlinable init(index: Int, cursor: Int, finishBy: Int64) {
+            self.index = index
+            self.cursor = cursor
+            self.finishBy = finishBy
+        }
+    }
 
     /// A wheel whose level-0 slots are `1 << tickShift` nanoseconds wide; level `l` slots are
     /// `64^l` times wider. Six levels cover `2^(36 + tickShift)` nanoseconds; later deadlines stay
@@ -90,8 +130,10 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     @inlinable deinit {
-        for bucket in buckets {
-            for element in bucket where !element.isHole {
+        for (index, bucket) in buckets.enumerated() {
+            // A cascade's bucket: the positions before its cursor moved on already.
+            let first = index == cascade?.index ? cascade!.cursor : 0
+            for element in bucket[first...] where !element.isHole {
                 element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
                 element.reference.release()
             }
@@ -156,11 +198,13 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         let encoded = entry.heapIndex
         guard encoded <= -2 else { return false }
         let position = -encoded - 2
+        if let cascade, position >= cascade.cursor, Self.holds(buckets[cascade.index], entry, at: position) {
+            removeFromCascade(entry, at: position, in: cascade.index)
+            return true
+        }
         let (level, slot) = bucket(of: entry.deadline >> tickShift)
         let index = level &* 64 &+ slot
-        guard position < buckets[index].count, !buckets[index][position].isHole,
-            buckets[index][position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
-        else { return false }
+        guard Self.holds(buckets[index], entry, at: position) else { return false }
         let released = buckets[index][position].reference
         entry.heapIndex = -1
         count -= 1
@@ -184,6 +228,27 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return true
     }
 
+    /// Whether `bucket` holds `entry` at `position` (not a hole, nor a position past its end).
+    @inlinable @inline(__always)
+    static func holds(_ bucket: [Element], _ entry: Entry, at position: Int) -> Bool {
+        position < bucket.count && !bucket[position].isHole
+            && bucket[position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+    }
+
+    /// A cancel of an entry the cascade has not moved yet: a hole in its place. The bucket's free
+    /// list is not kept (nothing is inserted there); the cascade ends when its last entry went.
+    @usableFromInline
+    mutating func removeFromCascade(_ entry: Entry, at position: Int, in index: Int) {
+        let released = buckets[index][position].reference
+        buckets[index][position].sequence = Element.holeBit
+        entry.heapIndex = -1
+        count -= 1
+        bucketStates[index].live &-= 1
+        if bucketStates[index].live == 0 { endCascade() }
+        if count == 0 { nextStart = .max }
+        released.release()
+    }
+
     /// The earliest occupied bucket, lowest level first: an entry at level `l` shares every digit
     /// above `l` with `elapsed`, so it is due before any entry of a higher level.
     @inlinable
@@ -204,6 +269,8 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// the earliest occupied bucket's range starts, so its entries reach the heap before any can
     /// be due. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 {
+        // A cascade under way goes on at the next look, between the timers it fires.
+        if cascade != nil { return .min }
         guard nextStart != .max else { return .max }
         // Every occupied bucket starts at or before some entry's tick, so this cannot overflow.
         return (nextStart &- 1) << tickShift
@@ -212,18 +279,37 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
     /// down a level where their bucket's range began, and moves `elapsed` to that tick.
     ///
+    /// With a `budget`, a bucket above level 0 of more entries than that moves down a `budget` at a
+    /// time, one chunk per call that `continuesCascade` (``Cascade``; ``nextAdvance`` asks for the
+    /// next call at once) until its first tick, from when any call moves the rest at once. A
+    /// caller about to fire what is due passes `continuesCascade: false`, so that the chunks run
+    /// between its rounds of firing, not one before each timer it pops.
+    ///
     /// Called on an empty wheel too (cheaply), so that `elapsed` follows the clock: a timer
     /// scheduled after a quiet spell is filed relative to a recent tick, at the level its delay
     /// calls for, instead of cascading down from a stale one.
-    @inlinable package mutating func advance(now: Int64, into heap: inout IndexedHeap<Entry>) {
+    @inlinable package mutating func advance(
+        now: Int64,
+        into heap: inout IndexedHeap<Entry>,
+        budget: Int = .max,
+        continuesCascade: Bool = true
+    ) {
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
+        if let cascade {
+            if now >= cascade.finishBy {
+                continueCascade(into: &heap, budget: .max)
+            } else if continuesCascade {
+                continueCascade(into: &heap, budget: budget)
+            }
+        }
         if count == 0 {
             elapsed = target
             nextStart = .max
             return
         }
         while count > 0, let next = nextOccupied(), next.start <= target {
-            move(next, into: &heap)
+            // A bucket whose first tick has come moves at once: its timers may be due.
+            move(next, into: &heap, budget: next.start << tickShift > now ? budget : .max)
         }
         elapsed = target
         nextStart = nextOccupied()?.start ?? .max
@@ -232,7 +318,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// The earliest occupied bucket's first tick and how many slots moving it visits (its entries
     /// and the holes cancels left among them): the cost of the move.
     @inlinable package var nextBucket: (start: Int64, count: Int)? {
-        guard count > 0, let next = nextOccupied() else { return nil }
+        guard count > 0, cascade == nil, let next = nextOccupied() else { return nil }
         return (next.start, buckets[next.level &* 64 &+ next.slot].count)
     }
 
@@ -247,37 +333,104 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     @inlinable
-    mutating func move(_ next: (level: Int, slot: Int, start: Int64), into heap: inout IndexedHeap<Entry>) {
-        elapsed = next.start
+    mutating func move(
+        _ next: (level: Int, slot: Int, start: Int64),
+        into heap: inout IndexedHeap<Entry>,
+        budget: Int = .max
+    ) {
         let index = next.level &* 64 &+ next.slot
-        var taken: [Element] = []
-        swap(&taken, &buckets[index])
+        let cascades = next.level > 0 && Int(bucketStates[index].live) > budget
+        // One cascade at a time: the one under way ends first, relative to its own first tick.
+        // Other buckets move beside it (its first tick's level-0 bucket, filling as it goes).
+        if cascades && cascade != nil { continueCascade(into: &heap, budget: .max) }
+        elapsed = next.start
         let bit: UInt64 = 1 << UInt64(next.slot)
         occupied[next.level] &= ~bit
         touched[next.level] |= bit
+        if cascades {
+            cascade = Cascade(index: index, cursor: 0, finishBy: next.start << tickShift)
+            continueCascade(into: &heap, budget: budget)
+            return
+        }
+        var taken: [Element] = []
+        swap(&taken, &buckets[index])
         count -= Int(bucketStates[index].live)
         bucketStates[index] = BucketState()
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: taken.count) { deadlines in
-            // Two passes. A bucket's entries lie scattered in memory (a bucket holds a range of
-            // deadlines, scheduled in any order), so reading each one is a cache miss: loads that
-            // depend on nothing else, which the processor overlaps when the loop does nothing but
-            // load. Filing the entry between them (appends, the heap) kept one miss in flight at a
-            // time: a 3,000-timer bucket took half a millisecond, late for every timer due then.
-            for position in taken.indices where !taken[position].isHole {
-                deadlines[position] = taken[position].reference._withUnsafeGuaranteedRef { $0.deadline }
-            }
-            for position in taken.indices where !taken[position].isHole {
-                let element = taken[position]
-                let deadline = deadlines[position]
-                element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
-                if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                    heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
-                }
+        var deadlines: [Int64] = []
+        swap(&deadlines, &spareDeadlines)
+        deadlines.removeAll(keepingCapacity: true)
+        deadlines.reserveCapacity(taken.count)
+        // Two passes. A bucket's entries lie scattered in memory (a bucket holds a range of
+        // deadlines, scheduled in any order), so reading each one is a cache miss: loads that
+        // depend on nothing else, which the processor overlaps when the loop does nothing but
+        // load. Filing the entry between them (appends, the heap) kept one miss in flight at a time.
+        for element in taken {
+            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
+        }
+        for position in taken.indices where !taken[position].isHole {
+            let element = taken[position]
+            let deadline = deadlines[position]
+            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
             }
         }
+        swap(&deadlines, &spareDeadlines)
         // Keep the buffer for the bucket's next round; a quiet store frees it.
         taken.removeAll(keepingCapacity: true)
         if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
+    }
+
+    /// Moves the cascade's next `budget` positions (entries and holes) down, or to `heap`, relative
+    /// to `elapsed`, and the cursor past them. Ends the cascade when it reached the bucket's end.
+    @inlinable
+    mutating func continueCascade(into heap: inout IndexedHeap<Entry>, budget: Int) {
+        guard var cascade else { return }
+        let index = cascade.index
+        let end = buckets[index].count
+        let stop = budget >= end &- cascade.cursor ? end : cascade.cursor &+ budget
+        let first = cascade.cursor
+        // The chunk is copied out of the bucket first, so the loop reads a buffer of its own while
+        // `insert` appends to other buckets; into kept buffers, for the reason at `spareDeadlines`.
+        var chunk: [Element] = []
+        var deadlines: [Int64] = []
+        swap(&chunk, &spareElements)
+        swap(&deadlines, &spareDeadlines)
+        chunk.removeAll(keepingCapacity: true)
+        deadlines.removeAll(keepingCapacity: true)
+        chunk.append(contentsOf: buckets[index][first..<stop])
+        deadlines.reserveCapacity(chunk.count)
+        // The two passes of `move`, for the same reason.
+        for element in chunk {
+            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
+        }
+        for position in chunk.indices where !chunk[position].isHole {
+            let element = chunk[position]
+            let deadline = deadlines[position]
+            bucketStates[index].live &-= 1
+            count -= 1
+            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+            }
+        }
+        swap(&chunk, &spareElements)
+        swap(&deadlines, &spareDeadlines)
+        cascade.cursor = stop
+        if stop == end || bucketStates[index].live == 0 {
+            endCascade()
+        } else {
+            self.cascade = cascade
+        }
+    }
+
+    /// The cascade's bucket holds only holes: it starts over, keeping its buffer for its next round.
+    @inlinable
+    mutating func endCascade() {
+        guard let cascade else { return }
+        buckets[cascade.index].removeAll(keepingCapacity: true)
+        bucketStates[cascade.index] = BucketState()
+        self.cascade = nil
     }
 
     /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the buckets.
@@ -286,7 +439,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         all.reserveCapacity(count)
         for index in buckets.indices {
             bucketStates[index] = BucketState()
-            for element in buckets[index] where !element.isHole {
+            // A cascade's bucket: the positions before its cursor moved on already.
+            let first = index == cascade?.index ? cascade!.cursor : 0
+            for element in buckets[index][first...] where !element.isHole {
                 let entry = element.reference.takeRetainedValue()
                 entry.heapIndex = -1
                 all.append(entry)
@@ -299,17 +454,22 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         }
         count = 0
         nextStart = .max
+        cascade = nil
         return all
     }
 
     /// Bucket slots allocated, for the memory tests.
-    @inlinable package var capacity: Int { buckets.reduce(0) { $0 + $1.capacity } }
+    @inlinable package var capacity: Int {
+        buckets.reduce(0) { $0 + $1.capacity } + spareDeadlines.capacity + spareElements.capacity
+    }
 
     /// Gives back the buffers of emptied buckets, and compacts buckets that shrank to a quarter of a
     /// capacity over `keeping` slots (dropping their holes, telling each entry its new position).
     /// Visits only buckets touched by a removal or a move since the last call, so a quiet loop that
     /// asks every iteration pays nothing for the rest.
     @inlinable package mutating func shrinkBuckets(keeping: Int) {
+        if spareDeadlines.capacity > keeping { spareDeadlines = [] }
+        if spareElements.capacity > keeping { spareElements = [] }
         for level in 0..<Self.levels {
             var bits = touched[level]
             touched[level] = 0
@@ -317,6 +477,11 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
                 let slot = bits.trailingZeroBitCount
                 bits &= bits &- 1
                 let index = level &* 64 &+ slot
+                if index == cascade?.index {
+                    // Positions there are the cascade's: left alone until it ends.
+                    touched[level] |= 1 << UInt64(slot)
+                    continue
+                }
                 let capacity = buckets[index].capacity
                 let live = Int(bucketStates[index].live)
                 if live == 0 {
@@ -341,3 +506,4 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 extension TimerWheel: Sendable where Entry: Sendable {}
 extension TimerWheel.Element: Sendable where Entry: Sendable {}
 extension TimerWheel.BucketState: Sendable {}
+extension TimerWheel.Cascade: Sendable {}

@@ -51,10 +51,14 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Hands the wheel's buckets that start within the horizon to the heap; on an empty wheel,
-    /// moves its clock along (cheap).
+    /// moves its clock along (cheap). With a `budget`, a big bucket above level 0 moves down that
+    /// many slots per call that `continuesCascade`, before any of its timers can be due
+    /// (``TimerWheel/Cascade``).
     @inlinable @inline(__always)
-    package mutating func advance(monotonicNow: Int64) {
-        if monotonicNow >= wheel.nextAdvance || wheel.isEmpty { wheel.advance(now: monotonicNow, into: &heap) }
+    package mutating func advance(monotonicNow: Int64, budget: Int = .max, continuesCascade: Bool = true) {
+        if monotonicNow >= wheel.nextAdvance || wheel.isEmpty {
+            wheel.advance(now: monotonicNow, into: &heap, budget: budget, continuesCascade: continuesCascade)
+        }
     }
 
     /// The earliest time the wheel needs ``advance(monotonicNow:)``: a wake-up at or before it

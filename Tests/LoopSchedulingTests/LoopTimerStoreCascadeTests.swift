@@ -1,0 +1,103 @@
+import Scheduling
+import Testing
+
+@testable import LoopScheduling
+
+/// A big wheel bucket moves down a chunk per look (`TimerWheel.Cascade`), so that moving thousands
+/// of timers never stalls the loop in one go: the promises that must hold meanwhile.
+@Suite("Loop timer store: big buckets move in chunks")
+struct LoopTimerStoreCascadeTests {
+    /// The tick (level-0 slot) of the default store, and a level-1 slot: 64 ticks.
+    static let tick = Int64(1) << LoopTimerStore.tickShift
+    static let level1 = 64 * tick
+
+    /// `count` timers spread over the level-1 slot `[slot × 64 ticks, +64 ticks)`, in random order.
+    static func bucket(_ count: Int, slot: Int64, seed: UInt64) -> [LoopTimer] {
+        var random = SplitMix(seed: seed)
+        return (0..<count).map { _ in
+            let deadline = slot * level1 + Int64(random.next() % UInt64(level1))
+            return LoopTimer(core: nil, deadline: deadline, isWall: false, action: {})
+        }
+    }
+
+    @Test("Before its first tick a big bucket moves a budget per look; cancels find its timers wherever they are; the rest fire once, in order, never early")
+    func chunksBeforeTheFirstTick() {
+        let budget = 8
+        var store = LoopTimerStore(cascadeBudget: budget)
+        var timers = Self.bucket(200, slot: 2, seed: 7)
+        for timer in timers { store.insert(timer) }
+        #expect(store.wheel.count == 200)
+        // The store wakes one tick before the bucket's range begins.
+        let start = 2 * Self.level1
+        var wake = store.nextWake(monotonicNow: 0, wallNow: 0)
+        #expect(wake == .arm(in: start - Self.tick))
+        let now = start - Self.tick
+        store.driverFired()
+        var looks = 0
+        var cancelled = 0
+        var random = SplitMix(seed: 11)
+        repeat {
+            wake = store.nextWake(monotonicNow: now, wallNow: 0)
+            looks += 1
+            // Work left: the loop must look again at once, not block until the bucket's tick.
+            let cascading = store.isCascading
+            if cascading { #expect(wake == .runNow) }
+            // Nothing of the bucket is due before its first tick.
+            #expect(store.popDue(monotonicNow: now, limit: store.nextSequence) == nil)
+            // Cancels meanwhile: a timer not moved yet, or one already filed below or in the heap.
+            for _ in 0..<2 where !timers.isEmpty {
+                let victim = timers.remove(at: Int(random.next() % UInt64(timers.count)))
+                let removed = store.remove(victim)
+                let again = store.remove(victim)
+                #expect(removed && !again && victim.heapIndex == -1)
+                cancelled += 1
+            }
+            #expect(store.count == timers.count)
+        } while store.isCascading && looks < 1_000
+        // 200 slots at 8 a look, a few cancels away from the end: more than one look, at most 25.
+        #expect(looks > 1 && looks <= 200 / budget, "the bucket moved in \(looks) looks")
+        let fired = LoopTimerStoreModelTests.fireAll(&store, from: now)
+        #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
+        let expected = timers.sorted { $0.deadline < $1.deadline }
+        #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
+        #expect(cancelled > 0 && store.count == 0)
+    }
+
+    @Test("A bucket whose first tick has come, or a look at or after it, moves the rest at once: nothing due is left behind")
+    func theFirstTickMovesTheRest() {
+        var store = LoopTimerStore(cascadeBudget: 4)
+        let timers = Self.bucket(100, slot: 3, seed: 3)
+        for timer in timers { store.insert(timer) }
+        let start = 3 * Self.level1
+        // Begun a tick early, then the clock jumps past the whole bucket: one look moves the rest.
+        _ = store.nextWake(monotonicNow: start - Self.tick, wallNow: 0)
+        let cascading = store.isCascading
+        #expect(cascading)
+        let late = start + Self.level1
+        var popped: [LoopTimer] = []
+        while let due = store.popDue(monotonicNow: late, limit: store.nextSequence) { popped.append(due.timer) }
+        let finished = !store.isCascading
+        #expect(finished)
+        #expect(popped.map(ObjectIdentifier.init) == timers.sorted { $0.deadline < $1.deadline }.map(ObjectIdentifier.init))
+        // Never begun: a look after the first tick moves the bucket whole, no chunk left for later.
+        var skipped = LoopTimerStore(cascadeBudget: 4)
+        let others = Self.bucket(100, slot: 5, seed: 5)
+        for timer in others { skipped.insert(timer) }
+        var all: [LoopTimer] = []
+        while let due = skipped.popDue(monotonicNow: 6 * Self.level1, limit: skipped.nextSequence) { all.append(due.timer) }
+        #expect(!skipped.isCascading && all.count == 100 && skipped.count == 0)
+    }
+
+    @Test("Shutdown during a cascade returns every pending timer once, none twice")
+    func removeAllDuringACascade() {
+        var store = LoopTimerStore(cascadeBudget: 16)
+        let timers = Self.bucket(300, slot: 2, seed: 9)
+        for timer in timers { store.insert(timer) }
+        _ = store.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
+        let cascading = store.isCascading
+        #expect(cascading)
+        let left = store.removeAll()
+        #expect(left.count == 300 && Set(left.map(ObjectIdentifier.init)).count == 300)
+        #expect(left.allSatisfy { $0.heapIndex == -1 } && store.count == 0 && !store.isCascading)
+    }
+}
