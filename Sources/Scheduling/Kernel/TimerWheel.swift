@@ -356,26 +356,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         swap(&taken, &buckets[index])
         count -= Int(bucketStates[index].live)
         bucketStates[index] = BucketState()
-        var deadlines: [Int64] = []
-        swap(&deadlines, &spareDeadlines)
-        deadlines.removeAll(keepingCapacity: true)
-        deadlines.reserveCapacity(taken.count)
-        // Two passes. A bucket's entries lie scattered in memory (a bucket holds a range of
-        // deadlines, scheduled in any order), so reading each one is a cache miss: loads that
-        // depend on nothing else, which the processor overlaps when the loop does nothing but
-        // load. Filing the entry between them (appends, the heap) kept one miss in flight at a time.
-        for element in taken {
-            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
-        }
-        for position in taken.indices where !taken[position].isHole {
-            let element = taken[position]
-            let deadline = deadlines[position]
-            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
-            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
-            }
-        }
-        swap(&deadlines, &spareDeadlines)
+        refile(taken, into: &heap)
         // Keep the buffer for the bucket's next round; a quiet store frees it.
         taken.removeAll(keepingCapacity: true)
         if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
@@ -393,35 +374,45 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         // The chunk is copied out of the bucket first, so the loop reads a buffer of its own while
         // `insert` appends to other buckets; into kept buffers, for the reason at `spareDeadlines`.
         var chunk: [Element] = []
-        var deadlines: [Int64] = []
         swap(&chunk, &spareElements)
-        swap(&deadlines, &spareDeadlines)
         chunk.removeAll(keepingCapacity: true)
-        deadlines.removeAll(keepingCapacity: true)
         chunk.append(contentsOf: buckets[index][first..<stop])
-        deadlines.reserveCapacity(chunk.count)
-        // The two passes of `move`, for the same reason.
-        for element in chunk {
-            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
-        }
-        for position in chunk.indices where !chunk[position].isHole {
-            let element = chunk[position]
-            let deadline = deadlines[position]
-            bucketStates[index].live &-= 1
-            count -= 1
-            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
-            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
-            }
-        }
+        let moved = chunk.reduce(0) { $0 + ($1.isHole ? 0 : 1) }
+        bucketStates[index].live &-= Int32(truncatingIfNeeded: moved)
+        count -= moved
+        refile(chunk, into: &heap)
         swap(&chunk, &spareElements)
-        swap(&deadlines, &spareDeadlines)
         cascade.cursor = stop
         if stop == end || bucketStates[index].live == 0 {
             endCascade()
         } else {
             self.cascade = cascade
         }
+    }
+
+    /// Files what a move took out of a bucket (holes skipped) relative to `elapsed`, or into
+    /// `heap`. Two passes: a bucket's entries lie scattered in memory (a bucket holds a range of
+    /// deadlines, scheduled in any order), so reading each one is a cache miss, and loads that
+    /// depend on nothing else overlap when the loop does nothing but load; filing each entry
+    /// between them (appends, the heap) kept one miss in flight at a time.
+    @inlinable
+    mutating func refile(_ elements: [Element], into heap: inout IndexedHeap<Entry>) {
+        var deadlines: [Int64] = []
+        swap(&deadlines, &spareDeadlines)
+        deadlines.removeAll(keepingCapacity: true)
+        deadlines.reserveCapacity(elements.count)
+        for element in elements {
+            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
+        }
+        for position in elements.indices where !elements[position].isHole {
+            let element = elements[position]
+            let deadline = deadlines[position]
+            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
+                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
+            }
+        }
+        swap(&deadlines, &spareDeadlines)
     }
 
     /// The cascade's bucket holds only holes: it starts over, keeping its buffer for its next round.
