@@ -226,8 +226,8 @@ final class RemoteQueue: @unchecked Sendable {
 
     /// Swaps everything queued into `batch` (which the caller emptied, keeping its capacity, so the
     /// loop's buffers — the batch runner's and the timers' deferred one — take turns here and
-    /// steady-state submission does not allocate). The loop is awake
-    /// until it publishes a promise again.
+    /// steady-state submission does not allocate). The loop is awake until it publishes a promise
+    /// again.
     ///
     /// - Returns: whether items had waited without a wake-up while the loop was armed: then the
     ///   loop looks again within ``LoopCore/flushInterval``, so such items (and the memory and the
@@ -238,18 +238,20 @@ final class RemoteQueue: @unchecked Sendable {
             let stragglers = state.stragglers
             state.wakePending = false
             state.promise = .awake
-            Self.emptied(&state)
-            swap(&state.items, &batch)
-            bufferCapacity.store(state.items.capacity, ordering: .relaxed)
-            nonEmpty.store(false, ordering: .relaxed)
+            handOver(&state, into: &batch)
             return stragglers
         }
     }
 
+    /// Under the lock: everything queued goes to the loop's `batch`, whose emptied buffer the
+    /// queue keeps (noting its capacity for ``giveBackMemory(keepingUpTo:)``).
     @inline(__always)
-    private static func emptied(_ state: inout State) {
+    private func handOver(_ state: inout State, into batch: inout [LoopItem]) {
         state.deferred = 0
         state.stragglers = false
+        swap(&state.items, &batch)
+        bufferCapacity.store(state.items.capacity, ordering: .relaxed)
+        nonEmpty.store(false, ordering: .relaxed)
     }
 
     /// Takes the queue when it holds only items that were left without a wake-up (timers and
@@ -262,10 +264,7 @@ final class RemoteQueue: @unchecked Sendable {
     func takeDeferred(into batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
             guard !state.wakePending, !state.items.isEmpty else { return false }
-            Self.emptied(&state)
-            swap(&state.items, &batch)
-            bufferCapacity.store(state.items.capacity, ordering: .relaxed)
-            nonEmpty.store(false, ordering: .relaxed)
+            handOver(&state, into: &batch)
             return true
         }
     }
@@ -278,10 +277,7 @@ final class RemoteQueue: @unchecked Sendable {
         state.withLock { state in
             if !state.wakePending && !state.items.isEmpty {
                 state.promise = .awake
-                Self.emptied(&state)
-                swap(&state.items, &batch)
-                bufferCapacity.store(state.items.capacity, ordering: .relaxed)
-                nonEmpty.store(false, ordering: .relaxed)
+                handOver(&state, into: &batch)
                 return true
             }
             state.promise = promise
