@@ -60,7 +60,7 @@ struct LoopTimerStoreCascadeTests {
         #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
         let expected = timers.sorted { $0.deadline < $1.deadline }
         #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
-        #expect(cancelled > 0 && store.count == 0)
+        #expect(cancelled == 2 * looks && store.count == 0)
     }
 
     @Test("A bucket whose first tick has come, or a look at or after it, moves the rest at once: nothing due is left behind")
@@ -84,8 +84,68 @@ struct LoopTimerStoreCascadeTests {
         let others = Self.bucket(100, slot: 5, seed: 5)
         for timer in others { skipped.insert(timer) }
         var all: [LoopTimer] = []
+        if let first = skipped.popDue(monotonicNow: 6 * Self.level1, limit: skipped.nextSequence) { all.append(first.timer) }
+        let whole = !skipped.isCascading
+        #expect(whole, "a bucket already due began a chunked move")
         while let due = skipped.popDue(monotonicNow: 6 * Self.level1, limit: skipped.nextSequence) { all.append(due.timer) }
-        #expect(!skipped.isCascading && all.count == 100 && skipped.count == 0)
+        #expect(all.map(ObjectIdentifier.init) == others.sorted { $0.deadline < $1.deadline }.map(ObjectIdentifier.init))
+        #expect(skipped.count == 0)
+    }
+
+    @Test("A timer due exactly at the bucket's first nanosecond, not moved yet, waits until then and fires then")
+    func theFirstNanosecond() {
+        var store = LoopTimerStore(cascadeBudget: 4)
+        let start = 2 * Self.level1
+        // Forty timers later in the bucket, then the one at its very first nanosecond: last in the
+        // bucket's array, so no chunk before the deadline reaches it.
+        var timers = Self.bucket(40, slot: 2, seed: 13).map { timer -> LoopTimer in
+            LoopTimer(core: nil, deadline: max(timer.deadline, start + 1), isWall: false, action: {})
+        }
+        let edge = LoopTimer(core: nil, deadline: start, isWall: false, action: {})
+        timers.append(edge)
+        for timer in timers { store.insert(timer) }
+        _ = store.nextWake(monotonicNow: start - Self.tick, wallNow: 0)
+        let cascading = store.isCascading
+        #expect(cascading)
+        // One nanosecond before: nothing is due, and popping does not move the rest.
+        let early = store.popDue(monotonicNow: start - 1, limit: store.nextSequence)
+        #expect(early == nil)
+        let stillCascading = store.isCascading
+        #expect(stillCascading)
+        // At the first nanosecond the rest moves at once, and the edge timer fires first, on time.
+        let due = store.popDue(monotonicNow: start, limit: store.nextSequence)
+        #expect(due?.timer === edge && due?.lateness == 0)
+        let finished = !store.isCascading
+        #expect(finished)
+        _ = store.removeAll()
+    }
+
+    @Test("Cancelling every timer a cascade has not moved yet ends it; a store dropped mid-cascade releases every timer once")
+    func cancelAndDropMidCascade() {
+        var store = LoopTimerStore(cascadeBudget: 8)
+        let timers = Self.bucket(64, slot: 2, seed: 17)
+        for timer in timers { store.insert(timer) }
+        _ = store.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
+        // The unmoved ones are still in the wheel's cascade bucket; cancel everything, in any order.
+        for timer in timers.reversed() {
+            let removed = store.remove(timer)
+            #expect(removed)
+        }
+        let ended = !store.isCascading
+        #expect(ended && store.count == 0)
+        // Dropped while cascading: the wheel releases what it still holds, once, skipping what moved
+        // (the moved ones are released by the buckets and the heap they moved to).
+        var held = Self.bucket(64, slot: 2, seed: 19)
+        do {
+            var dropped = LoopTimerStore(cascadeBudget: 8)
+            for timer in held { dropped.insert(timer) }
+            _ = dropped.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
+            let cascading = dropped.isCascading
+            #expect(cascading)
+        }
+        var onlyOurs = 0
+        for index in held.indices where isKnownUniquelyReferenced(&held[index]) { onlyOurs += 1 }
+        #expect(onlyOurs == held.count, "\(held.count - onlyOurs) timers are still retained by a dropped store")
     }
 
     @Test("Shutdown during a cascade returns every pending timer once, none twice")

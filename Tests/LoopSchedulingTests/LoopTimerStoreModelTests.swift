@@ -30,6 +30,8 @@ struct LoopTimerStoreModelTests {
         var pending: [ObjectIdentifier: Pending] = [:]
         var gone: [LoopTimer] = []
         var fired = 0
+        /// Steps after which a big bucket was moving down in chunks.
+        var cascadingSteps = 0
 
         init(seed: UInt64, tickShift: Int, start: Int64, cascadeBudget: Int = LoopTimerStore.cascadeBudget) {
             random = SplitMix(seed: seed)
@@ -62,7 +64,22 @@ struct LoopTimerStoreModelTests {
             }
         }
 
+        /// Several timers within one far wheel bucket (level 1 or 2), so that buckets hold more than
+        /// a small cascade budget.
+        mutating func scheduleCluster() {
+            let width = Int64(1) << min(62, tickShift + 6 * (1 + Int(number(below: 2))))
+            let base = Nanoseconds.adding(now, width + Int64(number(below: UInt64(width))))
+            for _ in 0..<(3 + Int(number(below: 8))) {
+                let deadline = Nanoseconds.adding(base, Int64(number(below: UInt64(max(1, width / 64)))))
+                let timer = LoopTimer(core: nil, deadline: deadline, isWall: false, action: {})
+                let sequence = store.nextSequence
+                store.insert(timer)
+                pending[ObjectIdentifier(timer)] = Pending(timer: timer, deadline: deadline, sequence: sequence, wall: false)
+            }
+        }
+
         mutating func schedule() {
+            if number(below: 8) == 0 { return scheduleCluster() }
             let wall = number(below: 8) == 0
             let periodic = !wall && number(below: 6) == 0
             // A periodic timer starts at now or later, as the public calls make it (negative delays
@@ -96,10 +113,15 @@ struct LoopTimerStoreModelTests {
         }
 
         mutating func advance() {
-            switch number(below: 4) {
+            switch number(below: 5) {
             case 0:
                 // To the wake-up the store armed, as a loop would.
                 if let armed = store.armedDeadline, armed > now { now = armed }
+            case 4:
+                // To one tick before the wheel's next bucket begins: where a big bucket starts to
+                // move down in chunks.
+                let next = store.monotonic.nextAdvance
+                if next > now && next != .max { now = next }
             case 1:
                 let scale = number(below: UInt64(min(62, tickShift + 40)))
                 now = Nanoseconds.adding(now, Int64(number(below: 1 << scale)))
@@ -196,6 +218,7 @@ struct LoopTimerStoreModelTests {
                 default: fireDue()
                 }
                 #expect(store.count == pending.count, "the store counts \(store.count), the model \(pending.count)")
+                if store.isCascading { cascadingSteps += 1 }
                 if gone.count > 256 { gone.removeFirst(128) }
             }
             let left = store.removeAll()
@@ -213,6 +236,7 @@ struct LoopTimerStoreModelTests {
         // A budget of 2 moves every bucket above level 0 of more than two timers in chunks, with
         // cancels, inserts and fires between them.
         var totalFired = 0
+        var cascadingSteps = 0
         for seed in 0..<60 as Range<UInt64> {
             let starts: [Int64] = [0, 1 << 40, Int64.max - (1 << 50), -(1 << 45)]
             var script = Script(
@@ -223,8 +247,12 @@ struct LoopTimerStoreModelTests {
             )
             script.run(steps: 1_500)
             totalFired += script.fired
+            cascadingSteps += script.cascadingSteps
         }
         #expect(totalFired > 1_000, "the scripts fired only \(totalFired) timers: they test too little")
+        if cascadeBudget == 2 {
+            #expect(cascadingSteps > 100, "only \(cascadingSteps) steps found a cascade under way: the scripts test it too little")
+        }
     }
 
     @Test("A timer at each level edge of the wheel fires exactly at its deadline, from the heap")

@@ -47,7 +47,7 @@ struct LoopTimerStore: ~Copyable {
     /// Slots a quiet heap keeps at most once it is sparse (1.5 KiB): a burst leaves nothing behind.
     static let keptSlots = 64
 
-    /// How many slots of a big wheel bucket move down per look (``TimerWheel/Cascade``): 256 take
+    /// How many slots of a big wheel bucket move down per look (`TimerWheel.Cascade`): 256 take
     /// some 10–25 µs, so the loop fires what is due between chunks instead of after a move of
     /// thousands of timers.
     static let cascadeBudget = 256
@@ -57,7 +57,7 @@ struct LoopTimerStore: ~Copyable {
     /// See ``WheeledHeap/defaultTickShift``.
     static var tickShift: Int { WheeledHeap<LoopTimer>.defaultTickShift }
 
-    /// Slots of a big bucket moved per look: ``cascadeBudget``, or fewer in the model tests.
+    /// Slots of a big bucket moved per look: the static `cascadeBudget`, or fewer in the model tests.
     let cascadeBudget: Int
 
     init(tickShift: Int = Self.tickShift, cascadeBudget: Int = Self.cascadeBudget) {
@@ -72,7 +72,7 @@ struct LoopTimerStore: ~Copyable {
     }
 
     var count: Int { monotonic.count + wall.count }
-    /// Whether a big wheel bucket is moving down in chunks (``TimerWheel/Cascade``): the store
+    /// Whether a big wheel bucket is moving down in chunks (`TimerWheel.Cascade`): the store
     /// asks to run again at once until it is done.
     var isCascading: Bool { monotonic.wheel.isCascading }
     /// Slots the heaps and the wheel hold allocated: for the memory tests.
@@ -117,7 +117,8 @@ struct LoopTimerStore: ~Copyable {
     enum Wake: Equatable {
         /// Nothing to arm: no timer, only saturated deadlines, or the armed wake-up serves.
         case keep
-        /// A timer is already due: the loop must not block (the core starts its idle handle).
+        /// A timer is already due, or a big wheel bucket is moving down in chunks: the loop must
+        /// not block (the core starts its idle handle).
         case runNow
         /// Arm the driver to fire this many nanoseconds from now (at least 1).
         case arm(in: Int64)
@@ -166,7 +167,7 @@ struct LoopTimerStore: ~Copyable {
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
-        // A cascade's chunks run in `nextWake`, once per loop iteration after the firing, not one
+        // A cascade's chunks run in `nextWake`, once per loop iteration before it blocks, not one
         // per timer popped here (unless its first tick came: then all of it, now).
         monotonic.advance(monotonicNow: monotonicNow, budget: cascadeBudget, continuesCascade: false)
         guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }

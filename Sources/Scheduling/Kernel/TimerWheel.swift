@@ -16,7 +16,8 @@
 ///
 /// Ticks are `deadline >> tickShift` nanoseconds. `elapsed` is the last tick handed to the heap:
 /// every entry in the wheel is due at a later tick, in the slot of the highest 6-bit digit in
-/// which its tick differs from `elapsed`. That slot never changes until the wheel processes it
+/// which its tick differs from `elapsed` (but for the entries of a ``Cascade`` not moved yet,
+/// which stay in their bucket, tick `elapsed` included). That slot never changes until the wheel processes it
 /// (advancing never crosses an occupied slot's start), so an entry's bucket is recomputed from its
 /// deadline and only its position in the bucket is stored: in its `heapIndex`, as `-(position + 2)`
 /// (-1 means in no store, 0 and up a heap slot).
@@ -265,7 +266,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return nil
     }
 
-    /// The earliest time (nanoseconds) at which ``advance(now:into:)`` has work: one tick before
+    /// The earliest time (nanoseconds) at which ``advance(now:into:budget:continuesCascade:)`` has work: one tick before
     /// the earliest occupied bucket's range starts, so its entries reach the heap before any can
     /// be due. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 {
@@ -277,7 +278,8 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
-    /// down a level where their bucket's range began, and moves `elapsed` to that tick.
+    /// down a level where their bucket's range began, and moves `elapsed` to that tick; a cascade
+    /// under way may leave entries due from its bucket's first tick on, never earlier.
     ///
     /// With a `budget`, a bucket above level 0 of more entries than that moves down a `budget` at a
     /// time, one chunk per call that `continuesCascade` (``Cascade``; ``nextAdvance`` asks for the
@@ -294,6 +296,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         budget: Int = .max,
         continuesCascade: Bool = true
     ) {
+        precondition(budget > 0, "TimerWheel.advance: budget must be positive")
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
         if let cascade {
             if now >= cascade.finishBy {
@@ -309,7 +312,12 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         }
         while count > 0, let next = nextOccupied(), next.start <= target {
             // A bucket whose first tick has come moves at once: its timers may be due.
-            move(next, into: &heap, budget: next.start << tickShift > now ? budget : .max)
+            move(
+                next,
+                into: &heap,
+                budget: next.start << tickShift > now ? budget : .max,
+                continuesCascade: continuesCascade
+            )
         }
         elapsed = target
         nextStart = nextOccupied()?.start ?? .max
@@ -336,20 +344,21 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     mutating func move(
         _ next: (level: Int, slot: Int, start: Int64),
         into heap: inout IndexedHeap<Entry>,
-        budget: Int = .max
+        budget: Int = .max,
+        continuesCascade: Bool = true
     ) {
         let index = next.level &* 64 &+ next.slot
         let cascades = next.level > 0 && Int(bucketStates[index].live) > budget
-        // One cascade at a time: the one under way ends first, relative to its own first tick.
-        // Other buckets move beside it (its first tick's level-0 bucket, filling as it goes).
-        if cascades && cascade != nil { continueCascade(into: &heap, budget: .max) }
+        // A cascade under way ends first, relative to its own first tick, before `elapsed` moves:
+        // in `advance` no other bucket starts by then (this is for `moveNextBucket`'s callers).
+        if cascade != nil { continueCascade(into: &heap, budget: .max) }
         elapsed = next.start
         let bit: UInt64 = 1 << UInt64(next.slot)
         occupied[next.level] &= ~bit
         touched[next.level] |= bit
         if cascades {
             cascade = Cascade(index: index, cursor: 0, finishBy: next.start << tickShift)
-            continueCascade(into: &heap, budget: budget)
+            if continuesCascade { continueCascade(into: &heap, budget: budget) }
             return
         }
         var taken: [Element] = []
@@ -415,7 +424,8 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         swap(&deadlines, &spareDeadlines)
     }
 
-    /// The cascade's bucket holds only holes: it starts over, keeping its buffer for its next round.
+    /// The cascade's bucket holds nothing live (holes, and what it moved): it starts over, keeping
+    /// its buffer for its next round.
     @inlinable
     mutating func endCascade() {
         guard let cascade else { return }
@@ -449,7 +459,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return all
     }
 
-    /// Bucket slots allocated, for the memory tests.
+    /// Slots allocated in the buckets and the working buffers, for the memory tests.
     @inlinable package var capacity: Int {
         buckets.reduce(0) { $0 + $1.capacity } + spareDeadlines.capacity + spareElements.capacity
     }

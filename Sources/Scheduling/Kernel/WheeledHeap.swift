@@ -3,7 +3,7 @@
 /// LoopScheduler's store and the Dispatch-backed schedulers' timer queue.
 ///
 /// Every timer that fires is popped from ``heap``, in `(deadline, sequence)` order: callers
-/// ``advance(monotonicNow:)`` first, which hands every timer due by then (and up to one tick
+/// ``advance(monotonicNow:budget:continuesCascade:)`` first, which hands every timer due by then (and up to one tick
 /// later) to the heap with its sequence, and arm their wake-up no later than ``nextAdvance``.
 /// An entry's `heapIndex` says where it is: 0 and up a heap slot, -2 and down a wheel position,
 /// -1 nowhere.
@@ -53,7 +53,7 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     /// Hands the wheel's buckets that start within the horizon to the heap; on an empty wheel,
     /// moves its clock along (cheap). With a `budget`, a big bucket above level 0 moves down that
     /// many slots per call that `continuesCascade`, before any of its timers can be due
-    /// (``TimerWheel/Cascade``).
+    /// (see `TimerWheel.Cascade`).
     @inlinable @inline(__always)
     package mutating func advance(monotonicNow: Int64, budget: Int = .max, continuesCascade: Bool = true) {
         if monotonicNow >= wheel.nextAdvance || wheel.isEmpty {
@@ -61,7 +61,7 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
         }
     }
 
-    /// The earliest time the wheel needs ``advance(monotonicNow:)``: a wake-up at or before it
+    /// The earliest time the wheel needs ``advance(monotonicNow:budget:continuesCascade:)``: a wake-up at or before it
     /// serves. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
 
