@@ -20,6 +20,17 @@ struct LoopTimerStoreCascadeTests {
         }
     }
 
+    /// A store holding `timers`, in a level-1 `slot`'s bucket, that began moving it down in chunks:
+    /// it looked one tick before the bucket's range.
+    static func cascading(_ timers: [LoopTimer], budget: Int, slot: Int64) -> LoopTimerStore {
+        var store = LoopTimerStore(cascadeBudget: budget)
+        for timer in timers { store.insert(timer) }
+        _ = store.nextWake(monotonicNow: slot * level1 - tick, wallNow: 0)
+        let cascading = store.isCascading
+        #expect(cascading, "no cascade began")
+        return store
+    }
+
     @Test("Before its first tick a big bucket moves a budget per look; cancels find its timers wherever they are; the rest fire once, in order, never early")
     func chunksBeforeTheFirstTick() {
         let budget = 8
@@ -94,7 +105,6 @@ struct LoopTimerStoreCascadeTests {
 
     @Test("A timer due exactly at the bucket's first nanosecond, not moved yet, waits until then and fires then")
     func theFirstNanosecond() {
-        var store = LoopTimerStore(cascadeBudget: 4)
         let start = 2 * Self.level1
         // Forty timers later in the bucket, then the one at its very first nanosecond: last in the
         // bucket's array, so no chunk before the deadline reaches it.
@@ -103,10 +113,7 @@ struct LoopTimerStoreCascadeTests {
         }
         let edge = LoopTimer(core: nil, deadline: start, isWall: false, action: {})
         timers.append(edge)
-        for timer in timers { store.insert(timer) }
-        _ = store.nextWake(monotonicNow: start - Self.tick, wallNow: 0)
-        let cascading = store.isCascading
-        #expect(cascading)
+        var store = Self.cascading(timers, budget: 4, slot: 2)
         // One nanosecond before: nothing is due, and popping does not move the rest.
         let early = store.popDue(monotonicNow: start - 1, limit: store.nextSequence)
         #expect(early == nil)
@@ -122,10 +129,8 @@ struct LoopTimerStoreCascadeTests {
 
     @Test("Cancelling every timer a cascade has not moved yet ends it; a store dropped mid-cascade releases every timer once")
     func cancelAndDropMidCascade() {
-        var store = LoopTimerStore(cascadeBudget: 8)
         let timers = Self.bucket(64, slot: 2, seed: 17)
-        for timer in timers { store.insert(timer) }
-        _ = store.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
+        var store = Self.cascading(timers, budget: 8, slot: 2)
         // The unmoved ones are still in the wheel's cascade bucket; cancel everything, in any order.
         for timer in timers.reversed() {
             let removed = store.remove(timer)
@@ -136,13 +141,7 @@ struct LoopTimerStoreCascadeTests {
         // Dropped while cascading: the wheel releases what it still holds, once, skipping what moved
         // (the moved ones are released by the buckets and the heap they moved to).
         var held = Self.bucket(64, slot: 2, seed: 19)
-        do {
-            var dropped = LoopTimerStore(cascadeBudget: 8)
-            for timer in held { dropped.insert(timer) }
-            _ = dropped.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
-            let cascading = dropped.isCascading
-            #expect(cascading)
-        }
+        do { _ = Self.cascading(held, budget: 8, slot: 2) }
         var onlyOurs = 0
         for index in held.indices where isKnownUniquelyReferenced(&held[index]) { onlyOurs += 1 }
         #expect(onlyOurs == held.count, "\(held.count - onlyOurs) timers are still retained by a dropped store")
@@ -150,12 +149,7 @@ struct LoopTimerStoreCascadeTests {
 
     @Test("Shutdown during a cascade returns every pending timer once, none twice")
     func removeAllDuringACascade() {
-        var store = LoopTimerStore(cascadeBudget: 16)
-        let timers = Self.bucket(300, slot: 2, seed: 9)
-        for timer in timers { store.insert(timer) }
-        _ = store.nextWake(monotonicNow: 2 * Self.level1 - Self.tick, wallNow: 0)
-        let cascading = store.isCascading
-        #expect(cascading)
+        var store = Self.cascading(Self.bucket(300, slot: 2, seed: 9), budget: 16, slot: 2)
         let left = store.removeAll()
         #expect(left.count == 300 && Set(left.map(ObjectIdentifier.init)).count == 300)
         #expect(left.allSatisfy { $0.heapIndex == -1 } && store.count == 0 && !store.isCascading)
