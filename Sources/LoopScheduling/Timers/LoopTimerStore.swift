@@ -61,7 +61,8 @@ struct LoopTimerStore: ~Copyable {
     let cascadeBudget: Int
 
     init(tickShift: Int = Self.tickShift, cascadeBudget: Int = Self.cascadeBudget) {
-        precondition(cascadeBudget > 0, "LoopTimerStore: cascadeBudget must be positive")
+        // A budget of 0 would start cascades that never move (`budget` in TimerWheel.advance).
+        guard cascadeBudget > 0 else { fatalError("LoopTimerStore: a cascade budget of \(cascadeBudget) moves nothing") }
         monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false)
         self.cascadeBudget = cascadeBudget
     }

@@ -173,13 +173,13 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         let encoded = entry.heapIndex
         guard encoded <= -2 else { return false }
         let position = -encoded - 2
-        if let cascade, position >= cascade.cursor, Self.holds(buckets[cascade.index], entry, at: position) {
+        if let cascade, position >= cascade.cursor, holds(entry, at: position, in: cascade.index) {
             removeFromCascade(entry, at: position, in: cascade.index)
             return true
         }
         let (level, slot) = bucket(of: entry.deadline >> tickShift)
         let index = level &* 64 &+ slot
-        guard Self.holds(buckets[index], entry, at: position) else { return false }
+        guard holds(entry, at: position, in: index) else { return false }
         let released = buckets[index][position].reference
         entry.heapIndex = -1
         count -= 1
@@ -203,11 +203,13 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return true
     }
 
-    /// Whether `bucket` holds `entry` at `position` (not a hole, nor a position past its end).
+    /// Whether bucket `index` holds `entry` at `position` (not a hole, nor a position past its end).
     @inlinable @inline(__always)
-    static func holds(_ bucket: [Element], _ entry: Entry, at position: Int) -> Bool {
-        position < bucket.count && !bucket[position].isHole
-            && bucket[position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+    func holds(_ entry: Entry, at position: Int, in index: Int) -> Bool {
+        // Indexed in place: a cancel's hot path, where handing the bucket over as an argument
+        // could cost a retain and a release of its buffer.
+        position < buckets[index].count && !buckets[index][position].isHole
+            && buckets[index][position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
     }
 
     /// The earliest occupied bucket, lowest level first: an entry at level `l` shares every digit
@@ -256,7 +258,6 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         budget: Int = .max,
         continuesCascade: Bool = true
     ) {
-        precondition(budget > 0, "TimerWheel.advance: budget must be positive")
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
         if let cascade {
             if now >= cascade.finishBy {
