@@ -65,11 +65,16 @@ struct LoopTimerStoreModelTests {
         }
 
         /// Several timers within one far wheel bucket (level 1 or 2), so that buckets hold more than
-        /// a small cascade budget.
+        /// a small cascade budget; one time in six more than a level-0 bucket holds
+        /// (`TimerWheel.levelZeroCapacity`), all within one level-0 slot, so that moving them down
+        /// fills that bucket and sends the rest to the heap.
         mutating func scheduleCluster() {
             let width = Int64(1) << min(62, tickShift + 6 * (1 + Int(number(below: 2))))
             let base = Nanoseconds.adding(now, width + Int64(number(below: UInt64(width))))
-            for _ in 0..<(3 + Int(number(below: 8))) {
+            let full = TimerWheel<LoopTimer>.levelZeroCapacity
+            let big = number(below: 6) == 0
+            let count = big ? full + 1 + Int(number(below: UInt64(full))) : 3 + Int(number(below: 8))
+            for _ in 0..<count {
                 let deadline = Nanoseconds.adding(base, Int64(number(below: UInt64(max(1, width / 64)))))
                 let timer = LoopTimer(core: nil, deadline: deadline, isWall: false, action: {})
                 let sequence = store.nextSequence
@@ -277,6 +282,51 @@ struct LoopTimerStoreModelTests {
         #expect(fired == timers.map(\.deadline).sorted())
     }
 
+    @Test("A full level-0 bucket sends the rest to the heap: cancels find both, holes take new timers, all fire in (deadline, sequence) order")
+    func fullLevelZeroBucket() {
+        let tick = Int64(1) << LoopTimerStore.tickShift
+        let full = TimerWheel<LoopTimer>.levelZeroCapacity
+        var store = LoopTimerStore()
+        var random = SplitMix(seed: 5)
+        // 200 timers within tick 5, in random order, a quarter of them on one shared deadline.
+        func make() -> LoopTimer {
+            let deadline = random.next() % 4 == 0 ? 5 * tick + 77 : 5 * tick + Int64(random.next() % UInt64(tick))
+            return LoopTimer(core: nil, deadline: deadline, isWall: false, action: {})
+        }
+        var timers = (0..<200).map { _ in make() }
+        var sequences: [ObjectIdentifier: UInt64] = [:]
+        for timer in timers {
+            sequences[ObjectIdentifier(timer)] = store.nextSequence
+            store.insert(timer)
+        }
+        #expect(store.wheel.count == full && store.monotonic.heap.count == 200 - full)
+        // Cancels from the bucket (positions -2 and down) and from the heap (0 and up).
+        var cancelled = (inWheel: 0, inHeap: 0)
+        for _ in 0..<40 {
+            let victim = timers.remove(at: Int(random.next() % UInt64(timers.count)))
+            if victim.heapIndex <= -2 { cancelled.inWheel += 1 } else { cancelled.inHeap += 1 }
+            let removed = store.remove(victim)
+            #expect(removed && victim.heapIndex == -1)
+        }
+        #expect(cancelled.inWheel > 0 && cancelled.inHeap > 0)
+        #expect(store.wheel.count == full - cancelled.inWheel)
+        // New timers take the holes first; past a full bucket again, the heap.
+        for _ in 0..<(cancelled.inWheel + 10) {
+            let timer = make()
+            sequences[ObjectIdentifier(timer)] = store.nextSequence
+            store.insert(timer)
+            timers.append(timer)
+        }
+        #expect(store.wheel.count == full && store.count == timers.count)
+        #expect(store.wheel.capacity <= full, "a level-0 bucket grew past its one allocation")
+        let fired = Self.fireAll(&store, from: 0)
+        #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
+        let expected = timers.sorted {
+            ($0.deadline, sequences[ObjectIdentifier($0)]!) < ($1.deadline, sequences[ObjectIdentifier($1)]!)
+        }
+        #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
+    }
+
     @Test("A timer far away is cancelled from the wheel without touching the heap; Int64 limits stay in the heap")
     func farCancelAndLimits() {
         var store = LoopTimerStore()
@@ -295,7 +345,7 @@ struct LoopTimerStoreModelTests {
         _ = store.removeAll()
     }
 
-    @Test("A lone timer due soon costs one wake-up, at its deadline; a big bucket stays in the wheel until one tick before")
+    @Test("A lone timer, or a full level-0 bucket, due soon costs one wake-up, at its deadline; a big bucket stays in the wheel until one tick before")
     func smallBucketsMoveBeforeBlocking() {
         var store = LoopTimerStore()
         store.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {}))
@@ -303,12 +353,25 @@ struct LoopTimerStoreModelTests {
         let lone = store.nextWake(monotonicNow: 0, wallNow: 0)
         #expect(lone == .arm(in: 10_000_000))
         #expect(store.wheel.count == 0 && store.monotonic.heap.count == 1)
+        // A level-0 bucket holds at most `levelZeroCapacity` (fewer than `smallBucket`): the one
+        // past it is in the heap already, and the bucket joins it before the loop blocks.
+        let full = TimerWheel<LoopTimer>.levelZeroCapacity
+        #expect(full <= LoopTimerStore.smallBucket)
+        var level0 = LoopTimerStore()
+        for _ in 0...full { level0.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {})) }
+        #expect(level0.wheel.count == full && level0.monotonic.heap.count == 1)
+        let once = level0.nextWake(monotonicNow: 0, wallNow: 0)
+        #expect(once == .arm(in: 10_000_000))
+        #expect(level0.wheel.count == 0)
+        // A level-1 bucket (100 ms: tick 95) of more than `smallBucket` waits for its move.
+        let tick = Int64(1) << LoopTimerStore.tickShift
         var busy = LoopTimerStore()
-        for _ in 0...LoopTimerStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {})) }
+        for _ in 0...LoopTimerStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 100_000_000, isWall: false, action: {})) }
         let early = busy.nextWake(monotonicNow: 0, wallNow: 0)
-        #expect(early == .arm(in: (Int64(10_000_000) >> LoopTimerStore.tickShift - 1) << LoopTimerStore.tickShift))
+        #expect(early == .arm(in: 63 * tick))
         #expect(busy.wheel.count == LoopTimerStore.smallBucket + 1)
         _ = store.removeAll()
+        _ = level0.removeAll()
         _ = busy.removeAll()
     }
 

@@ -44,6 +44,34 @@ struct NanosecondsOfTests {
         #expect(Nanoseconds.of(Duration(secondsComponent: 0, attosecondsComponent: -1_000_000_001)) == -1)
     }
 
+    @Test("Non-negative durations (one 64-bit division) agree with 128-bit arithmetic, at the word edges too")
+    func agreesWithWideArithmetic() {
+        func reference(_ attoseconds: Int128) -> Int64 {
+            var nanoseconds = attoseconds / 1_000_000_000
+            if attoseconds % 1_000_000_000 > 0 { nanoseconds += 1 }
+            if nanoseconds >= Int128(Int64.max) { return .max }
+            if nanoseconds <= Int128(Int64.min) { return .min }
+            return Int64(nanoseconds)
+        }
+        var random = SystemRandomNumberGenerator()
+        let maxNanos = Int128(Int64.max) * 1_000_000_000
+        var samples: [Int128] = [
+            0, 1, 999_999_999, 1_000_000_000, Int128(UInt64.max), Int128(UInt64.max) + 1,
+            maxNanos - 1_000_000_001, maxNanos - 1_000_000_000, maxNanos - 1, maxNanos, maxNanos + 1,
+            Int128(1_000_000_000) << 64 - 1, Int128(1_000_000_000) << 64, Int128.max,
+        ]
+        for _ in 0..<10_000 {
+            let bits = Int.random(in: 0...127, using: &random)
+            let value = Int128(UInt64.random(in: 0...UInt64.max, using: &random)) << 64
+                | Int128(UInt64.random(in: 0...UInt64.max, using: &random))
+            samples.append(bits == 127 ? value & Int128.max : value & (Int128(1) << bits - 1))
+        }
+        for attoseconds in samples {
+            let duration = Duration(attoseconds: attoseconds)
+            #expect(Nanoseconds.of(duration) == reference(attoseconds), "\(attoseconds) attoseconds")
+        }
+    }
+
     @Test("Every scheduler counts from 1970: a date and back")
     func oneEpoch() {
         #expect(Nanoseconds.sinceEpoch(Date(timeIntervalSince1970: 0)) == 0)

@@ -253,7 +253,9 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.
-    func scheduleTimer(_ entry: LoopTimer) -> any Disposable {
+    // `__owned`: the caller's +1 (a fresh or recycled entry) becomes the returned disposable,
+    // instead of a retain for the return and a release of the caller's reference per schedule.
+    func scheduleTimer(_ entry: __owned LoopTimer) -> any Disposable {
         // In a batch on the loop thread, what `submit` does for a timer, without wrapping the
         // entry in a queue item: the store's retain and the returned one are all it costs.
         if isOnLoopThread, runner.inBatch, lifecycle.isOpen {

@@ -29,7 +29,7 @@ final class LoopEntryRecycler {
     @inline(__always)
     func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {
         if let spare = state.value.tasks.popLast() {
-            spare.action = action
+            spare.reuse(action: action)
             return spare
         }
         return LoopWork(action: action)
@@ -41,7 +41,7 @@ final class LoopEntryRecycler {
         if let spare = state.value.timers.popLast() {
             spare.deadline = deadline
             spare.isWall = isWall
-            spare.action = action
+            spare.reuse(action: action)
             return spare
         }
         return LoopTimer(core: core, deadline: deadline, isWall: isWall, action: action)

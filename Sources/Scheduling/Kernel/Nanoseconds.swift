@@ -25,6 +25,18 @@ package enum Nanoseconds {
     /// durations such as `.seconds(Int64.max) * 2` reach.
     package static func of(_ duration: Duration) -> Int64 {
         let attoseconds = duration.attoseconds
+        if attoseconds >= 0 {
+            // Every schedule call's case: one 128-by-64-bit `div` instead of the two calls into
+            // the runtime's 128-bit division that `/` and `%` on `Int128` make.
+            let high = UInt64(truncatingIfNeeded: attoseconds >> 64)
+            // From 10^9 × 2^64 attoseconds on, the quotient needs more than 64 bits.
+            guard high < 1_000_000_000 else { return .max }
+            let (quotient, remainder) = UInt64(1_000_000_000).dividingFullWidth(
+                (high: high, low: UInt64(truncatingIfNeeded: attoseconds))
+            )
+            guard quotient < UInt64(Int64.max) else { return .max }
+            return Int64(quotient) + (remainder > 0 ? 1 : 0)
+        }
         var nanoseconds = attoseconds / 1_000_000_000
         if attoseconds % 1_000_000_000 > 0 { nanoseconds += 1 }
         if nanoseconds >= Int128(Int64.max) { return .max }

@@ -62,6 +62,13 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 
     @usableFromInline static var levels: Int { 6 }
     @usableFromInline static var slotsPerLevel: Int { 64 }
+    /// Entries a level-0 bucket holds at most: its buffer is then 992 bytes, one allocation made
+    /// once and kept, below the kilobyte from which glibc serves a request only after it
+    /// consolidated every small chunk freed since its last such request. A level-0 bucket's fill
+    /// is the firing rate, so growing it past that, bucket after bucket as the rate fluctuates, put
+    /// such a stall (half a millisecond at 50 timers per millisecond, every timer and closure that
+    /// fired in between) in front of due timers once per level-1 bucket, every 67 ms.
+    @usableFromInline package static var levelZeroCapacity: Int { 60 }
 
     /// log2 of a level-0 slot's width in nanoseconds.
     @usableFromInline package let tickShift: Int
@@ -156,6 +163,12 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             reference._withUnsafeGuaranteedRef { $0.heapIndex = -(hole + 2) }
         } else {
             let position = buckets[index].count
+            if level == 0 {
+                // A full level-0 bucket leaves the rest to the heap, which they reach within 64
+                // ticks anyway (see `levelZeroCapacity`).
+                guard position < Self.levelZeroCapacity else { return false }
+                if position == 0 { buckets[index].reserveCapacity(Self.levelZeroCapacity) }
+            }
             buckets[index].append(Element(reference, sequence))
             reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
         }
