@@ -146,8 +146,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Files `reference` (a +1 retain the wheel keeps) if its deadline lies beyond the tick already
-    /// handed to the heap and within the wheel. Returns false, keeping nothing, otherwise: the
-    /// caller puts it in the heap.
+    /// handed to the heap and within the wheel, and its bucket has room (only a level-0 bucket can
+    /// be full: ``levelZeroCapacity``). Returns false, keeping nothing, otherwise: the caller puts
+    /// it in the heap.
     @inlinable @inline(__always)
     package mutating func insert(_ reference: Unmanaged<Entry>, deadline: Int64, sequence: UInt64) -> Bool {
         let when = deadline >> tickShift
