@@ -86,10 +86,9 @@ final class LoopThread: @unchecked Sendable {
         return result
     }
 
-    /// Says nobody will join the thread (its scheduler was dropped on the thread itself): it
-    /// detaches itself when its body returns. Called on the thread.
-    /// Also after the thread ended: it is detached now (a scheduler dropped on another loop's
-    /// thread, which must not wait for it, would otherwise leave it unreaped).
+    /// Says nobody will join the thread: it detaches itself when its body returns (its scheduler
+    /// was dropped on the thread itself, or on another loop's thread, which must not wait for
+    /// it), or is detached at once if its body returned already, so it is never left unreaped.
     func detachWhenFinished() {
         condition.lock()
         defer { condition.unlock() }

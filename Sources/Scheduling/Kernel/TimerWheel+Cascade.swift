@@ -29,6 +29,14 @@ extension TimerWheel {
         }
     }
 
+    /// The first position of bucket `index` whose entry the wheel still holds: a cascade's bucket
+    /// moved the positions before its cursor on already.
+    @inlinable @inline(__always)
+    func firstHeld(in index: Int) -> Int {
+        guard let cascade, cascade.index == index else { return 0 }
+        return cascade.cursor
+    }
+
     /// A cancel of an entry the cascade has not moved yet: a hole in its place. The bucket's free
     /// list is not kept (nothing is inserted there); the cascade ends when its last entry went.
     @usableFromInline

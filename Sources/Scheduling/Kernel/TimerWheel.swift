@@ -113,9 +113,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 
     @inlinable deinit {
         for (index, bucket) in buckets.enumerated() {
-            // A cascade's bucket: the positions before its cursor moved on already.
-            let first = index == cascade?.index ? cascade!.cursor : 0
-            for element in bucket[first...] where !element.isHole {
+            for element in bucket[firstHeld(in: index)...] where !element.isHole {
                 element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
                 element.reference.release()
             }
@@ -377,9 +375,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         all.reserveCapacity(count)
         for index in buckets.indices {
             bucketStates[index] = BucketState()
-            // A cascade's bucket: the positions before its cursor moved on already.
-            let first = index == cascade?.index ? cascade!.cursor : 0
-            for element in buckets[index][first...] where !element.isHole {
+            for element in buckets[index][firstHeld(in: index)...] where !element.isHole {
                 let entry = element.reference.takeRetainedValue()
                 entry.heapIndex = -1
                 all.append(entry)
