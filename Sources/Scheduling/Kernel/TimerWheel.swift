@@ -8,31 +8,40 @@
 /// last entry) because the swap writes the moved entry's position: a cache miss on a cold entry
 /// per random cancel, the most expensive part of a cancel at millions of pending timers. Holes
 /// form a free list per bucket, most recent first, so the next insert into the bucket reuses the
-/// slot a cancel just left (still in cache); a quiet store compacts sparse buckets. A timer that survives moves down a level each time
+/// slot a cancel just left (still in cache). A timer that survives moves down a level each time
 /// its bucket's range starts (at most five moves, each O(1)) and into the heap keyed by its exact
 /// `(deadline, sequence)`, so it fires with the heap's precision, in order with everything else.
 /// A big bucket above level 0 may move down in chunks, between its scheduler's rounds of firing,
 /// before any of its timers is due (``Cascade``).
 ///
+/// Buckets are chains of 16-slot blocks cut from one array shared by all of them, emptied blocks
+/// going to a free list that any bucket takes from (TimerWheel+Blocks.swift). A bucket that grows
+/// takes a block, never reallocates: the wheel asks the allocator for memory only when it holds
+/// more timers than it ever did. Per-bucket arrays asked for a kilobyte or more whenever a bucket
+/// outgrew its buffer (a level-1 bucket filled by a level-2 move, a level-0 one at a high firing
+/// rate), and glibc serves such a request only after it consolidated every small chunk freed
+/// since its last one (every timer entry and closure that fired in between): a stall of
+/// milliseconds in front of due timers.
+///
 /// Ticks are `deadline >> tickShift` nanoseconds. `elapsed` is the last tick handed to the heap:
 /// every entry in the wheel is due at a later tick, in the slot of the highest 6-bit digit in
 /// which its tick differs from `elapsed` (but for the entries of a ``Cascade`` not moved yet,
-/// which stay in their bucket, tick `elapsed` included). That slot never changes until the wheel processes it
-/// (advancing never crosses an occupied slot's start), so an entry's bucket is recomputed from its
-/// deadline and only its position in the bucket is stored: in its `heapIndex`, as `-(position + 2)`
-/// (-1 means in no store, 0 and up a heap slot).
+/// which stay in their blocks, tick `elapsed` included). That slot never changes until the wheel
+/// processes it (advancing never crosses an occupied slot's start), so an entry's bucket is
+/// recomputed from its deadline and only its position in the shared array is stored: in its
+/// `heapIndex`, as `-(position + 2)` (-1 means in no store, 0 and up a heap slot).
 ///
 /// Like the heap, the wheel holds one retain of each entry, is not copyable (a copy would give the
 /// retains back twice) and releases what it still holds when dropped.
 ///
-/// - Complexity: `insert` and `remove` O(1); moving a bucket O(its entries); finding the next
+/// - Complexity: `insert` and `remove` O(1); moving a bucket O(its slots); finding the next
 ///   occupied bucket O(levels) with the bitmaps.
 @usableFromInline
 package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline
     package struct Element {
-        /// Retained by the wheel while the entry is in it; in a hole, the reference of the entry
-        /// that left, released and never dereferenced.
+        /// Retained by the wheel while the entry is in it; in a hole, the reference of an entry
+        /// that left (or of the one whose insert made the block), never retained nor dereferenced.
         @usableFromInline var reference: Unmanaged<Entry>
         /// Stamped when the timer was scheduled: the heap orders equal deadlines by it. In a hole,
         /// ``holeBit`` and the next hole's position plus one (0: the last hole).
@@ -49,37 +58,61 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         @inlinable var isHole: Bool { sequence & Self.holeBit != 0 }
     }
 
-    /// A bucket's bookkeeping beside its array.
+    /// A bucket's bookkeeping: its chain of blocks, its live count and its free list.
     @usableFromInline
     struct BucketState {
-        /// Entries in the bucket (its array also holds holes).
+        /// Entries in the bucket (its blocks also hold holes).
         @usableFromInline var live: Int32 = 0
         /// The most recent hole's position, or -1.
         @usableFromInline var freeHead: Int32 = -1
+        /// The newest block of the chain (the one the next append goes to), or -1.
+        @usableFromInline var head: Int32 = -1
+        /// Slots handed out, holes included: the cost of moving the bucket.
+        @usableFromInline var size: Int32 = 0
 
         @inlinable init() {}
     }
 
+    /// A block's link in its bucket's chain or in the free list, and its owner.
+    @usableFromInline
+    struct Block {
+        /// The next block of the chain, or -1.
+        @usableFromInline var next: Int32
+        /// The bucket it belongs to (a cascade's included, until moved), or -1 when free.
+        @usableFromInline var bucket: Int32
+
+        @inlinable init(next: Int32, bucket: Int32) {
+            self.next = next
+            self.bucket = bucket
+        }
+    }
+
     @usableFromInline static var levels: Int { 6 }
     @usableFromInline static var slotsPerLevel: Int { 64 }
-    /// Entries a level-0 bucket holds at most: its buffer is then 992 bytes, one allocation made
-    /// once and kept, below the kilobyte from which glibc serves a request only after it
-    /// consolidated every small chunk freed since its last such request. A level-0 bucket's fill
-    /// is the firing rate, so growing it past that, bucket after bucket as the rate fluctuates, put
-    /// such a stall (half a millisecond at 50 timers per millisecond, every timer and closure that
-    /// fired in between) in front of due timers once per level-1 bucket, every 67 ms.
-    @usableFromInline package static var levelZeroCapacity: Int { 60 }
+    /// log2 of a block's slots: 16 slots of 16 bytes, so that a bucket holding one timer costs
+    /// 256 bytes, and a move still reads a block's deadlines (each a cache miss) in one pass of as
+    /// many loads as a core keeps in flight. `refile(block:into:)`'s buffer has this size.
+    @usableFromInline static var blockShift: Int { 4 }
+    @usableFromInline package static var blockSize: Int { 1 << blockShift }
+    /// Entries a level-0 bucket holds at most, four blocks: the rest of its tick goes to the heap,
+    /// which they would reach within 64 ticks anyway. Kept at most `WheeledHeap.smallBucket`, so a
+    /// full level-0 bucket still moves before its scheduler blocks (one wake-up, at the deadline),
+    /// and a burst's level-0 move stays short.
+    @usableFromInline package static var levelZeroCapacity: Int { 4 * blockSize }
 
     /// log2 of a level-0 slot's width in nanoseconds.
     @usableFromInline package let tickShift: Int
+    /// Every bucket's blocks, `blockSize` slots each; a position indexes it.
+    // Written by the block and memory steps (TimerWheel+Blocks.swift, +Memory.swift): internal.
+    @usableFromInline var slots: [Element] = []
+    /// Per block of `slots`, its chain link and owner.
+    @usableFromInline var blocks: [Block] = []
+    /// The first free block, or -1.
+    @usableFromInline var freeBlock: Int32 = -1
     /// `levels × 64` buckets, level-major.
-    @usableFromInline var buckets: [[Element]]
-    /// Per bucket, its live count and free list.
     @usableFromInline var bucketStates: [BucketState]
     /// Per level, bit `s` set when bucket `s` holds an entry.
     @usableFromInline var occupied: [UInt64]
-    /// Per level, bit `s` set when bucket `s` may hold spare capacity (see ``shrinkBuckets(keeping:)``).
-    @usableFromInline var touched: [UInt64]
     /// The last tick handed to the heap (see the type's notes).
     // Set here and by the cascade's steps (TimerWheel+Cascade.swift): hence internal, not private.
     @usableFromInline package internal(set) var elapsed: Int64 = 0
@@ -89,12 +122,6 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline var nextStart: Int64 = .max
     /// A big bucket moving down a chunk at a time, or nil (see ``Cascade``).
     @usableFromInline var cascade: Cascade?
-    /// Buffers a move works in, kept between moves (a quiet store frees them): allocating them per
-    /// move asked glibc for a kilobyte or more, and such a request first consolidates every small
-    /// chunk freed since the last one — every timer entry and closure that fired in between, half
-    /// a millisecond's stall per level-1 move when 50 timers fire per millisecond.
-    @usableFromInline var spareDeadlines: [Int64] = []
-    @usableFromInline var spareElements: [Element] = []
 
     /// Whether a big bucket is moving down in chunks: its scheduler should look again at once.
     @inlinable package var isCascading: Bool { cascade != nil }
@@ -105,18 +132,14 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @inlinable package init(tickShift: Int) {
         precondition(tickShift >= 0 && tickShift < 26, "TimerWheel: tickShift \(tickShift) out of range")
         self.tickShift = tickShift
-        buckets = Array(repeating: [], count: Self.levels * Self.slotsPerLevel)
         bucketStates = Array(repeating: BucketState(), count: Self.levels * Self.slotsPerLevel)
         occupied = Array(repeating: 0, count: Self.levels)
-        touched = Array(repeating: 0, count: Self.levels)
     }
 
     @inlinable deinit {
-        for (index, bucket) in buckets.enumerated() {
-            for element in bucket[firstHeld(in: index)...] where !element.isHole {
-                element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
-                element.reference.release()
-            }
+        forEachHeld { element in
+            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
+            element.reference.release()
         }
     }
 
@@ -154,23 +177,24 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         let (level, slot) = bucket(of: when)
         guard level < Self.levels else { return false }
         let index = level &* 64 &+ slot
+        let position: Int
         let hole = Int(bucketStates[index].freeHead)
         if hole >= 0 {
-            let next = buckets[index][hole].sequence & ~Element.holeBit
+            let next = slots[hole].sequence & ~Element.holeBit
             bucketStates[index].freeHead = Int32(truncatingIfNeeded: Int64(next) - 1)
-            buckets[index][hole] = Element(reference, sequence)
-            reference._withUnsafeGuaranteedRef { $0.heapIndex = -(hole + 2) }
+            position = hole
         } else {
-            let position = buckets[index].count
-            if level == 0 {
-                // A full level-0 bucket leaves the rest to the heap, which they reach within 64
-                // ticks anyway (see `levelZeroCapacity`).
-                guard position < Self.levelZeroCapacity else { return false }
-                if position == 0 { buckets[index].reserveCapacity(Self.levelZeroCapacity) }
+            let size = Int(bucketStates[index].size)
+            // A full level-0 bucket leaves the rest to the heap (see `levelZeroCapacity`).
+            if level == 0 && size >= Self.levelZeroCapacity { return false }
+            if size & (Self.blockSize &- 1) == 0 {
+                guard linkBlock(to: index, filler: reference) else { return false }
             }
-            buckets[index].append(Element(reference, sequence))
-            reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
+            position = Int(bucketStates[index].head) << Self.blockShift | size & (Self.blockSize &- 1)
+            bucketStates[index].size = Int32(truncatingIfNeeded: size &+ 1)
         }
+        slots[position] = Element(reference, sequence)
+        reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
         bucketStates[index].live &+= 1
         occupied[level] |= 1 << UInt64(slot)
         count += 1
@@ -185,43 +209,41 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         let encoded = entry.heapIndex
         guard encoded <= -2 else { return false }
         let position = -encoded - 2
-        if let cascade, position >= cascade.cursor, holds(entry, at: position, in: cascade.index) {
-            removeFromCascade(entry, at: position, in: cascade.index)
+        guard holds(entry, at: position) else { return false }
+        // A cascade's blocks keep their owner until moved; their entries' deadlines no longer
+        // name that bucket.
+        if let cascade, Int(blocks[position >> Self.blockShift].bucket) == cascade.index {
+            removeFromCascade(entry, at: position)
             return true
         }
         let (level, slot) = bucket(of: entry.deadline >> tickShift)
         let index = level &* 64 &+ slot
-        guard holds(entry, at: position, in: index) else { return false }
-        let released = buckets[index][position].reference
+        let released = slots[position].reference
         entry.heapIndex = -1
         count -= 1
         // An empty wheel asks for no wake-up (a cancel-heavy loop would otherwise wake at the
         // boundary of a bucket it emptied).
         if count == 0 { nextStart = .max }
-        let bit: UInt64 = 1 << UInt64(slot)
-        touched[level] |= bit
         bucketStates[index].live &-= 1
         if bucketStates[index].live == 0 {
-            // Nothing left but holes: the bucket starts over (a quiet store frees the buffer).
-            buckets[index].removeAll(keepingCapacity: true)
-            bucketStates[index].freeHead = -1
-            occupied[level] &= ~bit
+            // Nothing left but holes: the bucket's blocks go back for any bucket to take.
+            releaseChain(from: bucketStates[index].head)
+            bucketStates[index] = BucketState()
+            occupied[level] &= ~(1 << UInt64(slot))
         } else {
             let next = UInt64(Int64(bucketStates[index].freeHead) + 1)
-            buckets[index][position].sequence = Element.holeBit | next
+            slots[position].sequence = Element.holeBit | next
             bucketStates[index].freeHead = Int32(truncatingIfNeeded: position)
         }
         released.release()
         return true
     }
 
-    /// Whether bucket `index` holds `entry` at `position` (not a hole, nor a position past its end).
+    /// Whether the slot at `position` holds `entry` (not a hole, nor a position past the end).
     @inlinable @inline(__always)
-    func holds(_ entry: Entry, at position: Int, in index: Int) -> Bool {
-        // Indexed in place: a cancel's hot path, where handing the bucket over as an argument
-        // could cost a retain and a release of its buffer.
-        position < buckets[index].count && !buckets[index][position].isHole
-            && buckets[index][position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+    func holds(_ entry: Entry, at position: Int) -> Bool {
+        position < slots.count && !slots[position].isHole
+            && slots[position].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
     }
 
     /// The earliest occupied bucket, lowest level first: an entry at level `l` shares every digit
@@ -240,9 +262,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return nil
     }
 
-    /// The earliest time (nanoseconds) at which ``advance(now:into:budget:continuesCascade:)`` has work: one tick before
-    /// the earliest occupied bucket's range starts, so its entries reach the heap before any can
-    /// be due. `Int64.max` when the wheel is empty.
+    /// The earliest time (nanoseconds) at which ``advance(now:into:budget:continuesCascade:)`` has
+    /// work: one tick before the earliest occupied bucket's range starts, so its entries reach the
+    /// heap before any can be due. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 {
         // A cascade under way goes on at the next look, between the timers it fires.
         if cascade != nil { return .min }
@@ -255,11 +277,12 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// down a level where their bucket's range began, and moves `elapsed` to that tick; a cascade
     /// under way may leave entries due from its bucket's first tick on, never earlier.
     ///
-    /// With a `budget`, a bucket above level 0 of more entries than that moves down a `budget` at a
-    /// time, one chunk per call that `continuesCascade` (``Cascade``; ``nextAdvance`` asks for the
-    /// next call at once) until its first tick, from when any call moves the rest at once. A
-    /// caller about to fire what is due passes `continuesCascade: false`, so that the chunks run
-    /// between its rounds of firing, not one before each timer it pops.
+    /// With a `budget`, a bucket above level 0 of more entries than that moves down at least a
+    /// `budget` of slots at a time (whole blocks), one chunk per call that `continuesCascade`
+    /// (``Cascade``; ``nextAdvance`` asks for the next call at once) until its first tick, from
+    /// when any call moves the rest at once. A caller about to fire what is due passes
+    /// `continuesCascade: false`, so that the chunks run between its rounds of firing, not one
+    /// before each timer it pops.
     ///
     /// Called on an empty wheel too (cheaply), so that `elapsed` follows the clock: a timer
     /// scheduled after a quiet spell is filed relative to a recent tick, at the level its delay
@@ -300,7 +323,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// and the holes cancels left among them): the cost of the move.
     @inlinable package var nextBucket: (start: Int64, count: Int)? {
         guard count > 0, cascade == nil, let next = nextOccupied() else { return nil }
-        return (next.start, buckets[next.level &* 64 &+ next.slot].count)
+        return (next.start, Int(bucketStates[next.level &* 64 &+ next.slot].size))
     }
 
     /// Processes the earliest occupied bucket now, before its range begins: its entries go down a
@@ -326,66 +349,41 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         // in `advance` no other bucket starts by then (this is for `moveNextBucket`'s callers).
         if cascade != nil { continueCascade(into: &heap, budget: .max) }
         elapsed = next.start
-        let bit: UInt64 = 1 << UInt64(next.slot)
-        occupied[next.level] &= ~bit
-        touched[next.level] |= bit
+        occupied[next.level] &= ~(1 << UInt64(next.slot))
+        var chain = bucketStates[index].head
         if cascades {
-            cascade = Cascade(index: index, cursor: 0, finishBy: next.start << tickShift)
+            // The blocks stay where they are, still owned by the bucket, whose live count is now
+            // the cascade's; the chain is the cascade's to walk.
+            bucketStates[index].head = -1
+            bucketStates[index].size = 0
+            bucketStates[index].freeHead = -1
+            cascade = Cascade(index: index, block: chain, finishBy: next.start << tickShift)
             if continuesCascade { continueCascade(into: &heap, budget: budget) }
             return
         }
-        var taken: [Element] = []
-        swap(&taken, &buckets[index])
-        count -= Int(bucketStates[index].live)
         bucketStates[index] = BucketState()
-        refile(taken, into: &heap)
-        // Keep the buffer for the bucket's next round; a quiet store frees it.
-        taken.removeAll(keepingCapacity: true)
-        if buckets[index].isEmpty { swap(&taken, &buckets[index]) }
+        while chain >= 0 {
+            let block = Int(chain)
+            chain = blocks[block].next
+            refile(block: block, into: &heap)
+            releaseBlock(block)
+        }
     }
 
-    /// Files what a move took out of a bucket (holes skipped) relative to `elapsed`, or into
-    /// `heap`. Two passes: a bucket's entries lie scattered in memory (a bucket holds a range of
-    /// deadlines, scheduled in any order), so reading each one is a cache miss, and loads that
-    /// depend on nothing else overlap when the loop does nothing but load; filing each entry
-    /// between them (appends, the heap) kept one miss in flight at a time.
-    @inlinable
-    mutating func refile(_ elements: [Element], into heap: inout IndexedHeap<Entry>) {
-        var deadlines: [Int64] = []
-        swap(&deadlines, &spareDeadlines)
-        deadlines.removeAll(keepingCapacity: true)
-        deadlines.reserveCapacity(elements.count)
-        for element in elements {
-            deadlines.append(element.isHole ? 0 : element.reference._withUnsafeGuaranteedRef { $0.deadline })
-        }
-        for position in elements.indices where !elements[position].isHole {
-            let element = elements[position]
-            let deadline = deadlines[position]
-            element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -1 }
-            if !insert(element.reference, deadline: deadline, sequence: element.sequence) {
-                heap.insert(retained: element.reference, deadline: deadline, sequence: element.sequence)
-            }
-        }
-        swap(&deadlines, &spareDeadlines)
-    }
-
-    /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the buckets.
+    /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the blocks.
     @inlinable package mutating func removeAll() -> [Entry] {
         var all: [Entry] = []
         all.reserveCapacity(count)
-        for index in buckets.indices {
-            bucketStates[index] = BucketState()
-            for element in buckets[index][firstHeld(in: index)...] where !element.isHole {
-                let entry = element.reference.takeRetainedValue()
-                entry.heapIndex = -1
-                all.append(entry)
-            }
-            buckets[index] = []
+        forEachHeld { element in
+            let entry = element.reference.takeRetainedValue()
+            entry.heapIndex = -1
+            all.append(entry)
         }
-        for level in 0..<Self.levels {
-            occupied[level] = 0
-            touched[level] = 0
-        }
+        slots = []
+        blocks = []
+        freeBlock = -1
+        for index in bucketStates.indices { bucketStates[index] = BucketState() }
+        for level in 0..<Self.levels { occupied[level] = 0 }
         count = 0
         nextStart = .max
         cascade = nil
@@ -396,3 +394,4 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 extension TimerWheel: Sendable where Entry: Sendable {}
 extension TimerWheel.Element: Sendable where Entry: Sendable {}
 extension TimerWheel.BucketState: Sendable {}
+extension TimerWheel.Block: Sendable {}

@@ -83,8 +83,8 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
         heap.removeAll() + wheel.removeAll()
     }
 
-    /// Gives back what a burst grew: a sparse heap down to `keeping` slots, emptied or sparse
-    /// buckets touched since the last call.
+    /// Gives back what a burst grew: a sparse heap down to `keeping` slots, the wheel's blocks
+    /// when it is empty or sparse.
     @inlinable package mutating func shrink(keeping: Int) {
         heap.shrinkIfSparse(minimumCapacity: keeping)
         wheel.shrinkBuckets(keeping: keeping)
