@@ -106,14 +106,15 @@ struct LoopTimerStoreCascadeTests {
     @Test("A timer due exactly at the bucket's first nanosecond, not moved yet, waits until then and fires then")
     func theFirstNanosecond() {
         let start = 2 * Self.level1
-        // Forty timers later in the bucket, then the one at its very first nanosecond: last in the
-        // bucket's array, so no chunk before the deadline reaches it.
-        var timers = Self.bucket(40, slot: 2, seed: 13).map { timer -> LoopTimer in
+        // The one at its very first nanosecond, then forty timers later in the bucket: a cascade
+        // walks the newest block first, so the edge timer's block moves last and no chunk before
+        // the deadline reaches it.
+        let edge = LoopTimer(core: nil, deadline: start, isWall: false, action: {})
+        let timers = [edge] + Self.bucket(40, slot: 2, seed: 13).map { timer -> LoopTimer in
             LoopTimer(core: nil, deadline: max(timer.deadline, start + 1), isWall: false, action: {})
         }
-        let edge = LoopTimer(core: nil, deadline: start, isWall: false, action: {})
-        timers.append(edge)
         var store = Self.cascading(timers, budget: 4, slot: 2)
+        #expect(edge.heapIndex <= -2, "the edge timer moved in the first chunk: the test no longer tests it")
         // One nanosecond before: nothing is due, and popping does not move the rest.
         let early = store.popDue(monotonicNow: start - 1, limit: store.nextSequence)
         #expect(early == nil)
@@ -153,5 +154,40 @@ struct LoopTimerStoreCascadeTests {
         let left = store.removeAll()
         #expect(left.count == 300 && Set(left.map(ObjectIdentifier.init)).count == 300)
         #expect(left.allSatisfy { $0.heapIndex == -1 } && store.count == 0 && !store.isCascading)
+    }
+
+    @Test("Moving the next bucket early while a cascade is under way finishes the cascade first: nothing it files is left a rotation late")
+    func moveNextBucketFinishesTheCascade() {
+        // The shared store itself (`moveSmallBuckets` never asks during a cascade; another caller may).
+        var store = WheeledHeap<LoopTimer>(tickShift: LoopTimerStore.tickShift, shrinksOnRemoval: false)
+        let later = (0..<3).map { LoopTimer(core: nil, deadline: 5 * Self.level1 + Int64($0), isWall: false, action: {}) }
+        let timers = Self.bucket(200, slot: 2, seed: 23) + later
+        var sequences: [ObjectIdentifier: UInt64] = [:]
+        for (sequence, timer) in timers.enumerated() {
+            sequences[ObjectIdentifier(timer)] = UInt64(sequence)
+            store.insert(timer, sequence: UInt64(sequence))
+        }
+        var clock = 2 * Self.level1 - Self.tick
+        store.advance(monotonicNow: clock, budget: 16)
+        let began = store.wheel.isCascading
+        #expect(began, "no cascade began")
+        store.wheel.moveNextBucket(into: &store.heap)
+        let ended = !store.wheel.isCascading
+        #expect(ended)
+        // Fired as a loop would: woken at the heap's first deadline or the wheel's next advance.
+        var fired: [(timer: LoopTimer, lateness: Int64)] = []
+        for _ in 0..<10_000 where store.count > 0 {
+            clock = max(clock, min(store.heap.firstKey?.deadline ?? .max, store.nextAdvance))
+            store.advance(monotonicNow: clock)
+            while let first = store.heap.firstKey, first.deadline <= clock, let timer = store.heap.removeFirst() {
+                fired.append((timer, clock - timer.deadline))
+            }
+        }
+        let late = fired.filter { $0.lateness != 0 }
+        #expect(late.isEmpty, "\(late.count) timers fired late, up to \(late.map(\.lateness).max() ?? 0) ns")
+        let expected = timers.sorted {
+            ($0.deadline, sequences[ObjectIdentifier($0)]!) < ($1.deadline, sequences[ObjectIdentifier($1)]!)
+        }
+        #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
     }
 }

@@ -331,6 +331,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// it go straight to the heap from now on). Early is always correct, the heap being precise;
     /// it only trades the wheel's O(1) cancel for those timers against a wake-up.
     @inlinable package mutating func moveNextBucket(into heap: inout IndexedHeap<Entry>) {
+        // A cascade under way ends first: what it files may start before the bucket found now,
+        // and `elapsed` moving past that would leave it a rotation late.
+        if cascade != nil { continueCascade(into: &heap, budget: .max) }
         guard count > 0, let next = nextOccupied() else { return }
         move(next, into: &heap)
         nextStart = nextOccupied()?.start ?? .max
@@ -345,9 +348,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     ) {
         let index = next.level &* 64 &+ next.slot
         let cascades = next.level > 0 && Int(bucketStates[index].live) > budget
-        // A cascade under way ends first, relative to its own first tick, before `elapsed` moves:
-        // in `advance` no other bucket starts by then (this is for `moveNextBucket`'s callers).
-        if cascade != nil { continueCascade(into: &heap, budget: .max) }
+        // A cascade under way ended before `next` was found (`moveNextBucket`); in `advance` no
+        // other bucket starts before the cascade's first tick, so none moves while it runs.
+        assert(cascade == nil, "TimerWheel.move: a cascade is under way")
         elapsed = next.start
         occupied[next.level] &= ~(1 << UInt64(next.slot))
         var chain = bucketStates[index].head
