@@ -38,11 +38,12 @@ struct LoopTimerStoreCascadeTests {
         var timers = Self.bucket(200, slot: 2, seed: 7)
         for timer in timers { store.insert(timer) }
         #expect(store.wheel.count == 200)
-        // The store wakes one tick before the bucket's range begins.
+        // The store wakes ahead of the bucket's range by one tick per chunk the move will take.
         let start = 2 * Self.level1
+        let lead = Int64(200 / budget + 1)
         var wake = store.nextWake(monotonicNow: 0, wallNow: 0)
-        #expect(wake == .arm(in: start - Self.tick))
-        let now = start - Self.tick
+        #expect(wake == .arm(in: start - lead * Self.tick))
+        let now = start - lead * Self.tick
         store.driverFired()
         var looks = 0
         var cancelled = 0
@@ -159,7 +160,7 @@ struct LoopTimerStoreCascadeTests {
     @Test("Moving the next bucket early while a cascade is under way finishes the cascade first: nothing it files is left a rotation late")
     func moveNextBucketFinishesTheCascade() {
         // The shared store itself (`moveSmallBuckets` never asks during a cascade; another caller may).
-        var store = WheeledHeap<LoopTimer>(tickShift: LoopTimerStore.tickShift, shrinksOnRemoval: false)
+        var store = WheeledHeap<LoopTimer>(tickShift: LoopTimerStore.tickShift, shrinksOnRemoval: false, cascadeBudget: 16)
         let later = (0..<3).map { LoopTimer(core: nil, deadline: 5 * Self.level1 + Int64($0), isWall: false, action: {}) }
         let timers = Self.bucket(200, slot: 2, seed: 23) + later
         var sequences: [ObjectIdentifier: UInt64] = [:]
@@ -168,7 +169,7 @@ struct LoopTimerStoreCascadeTests {
             store.insert(timer, sequence: UInt64(sequence))
         }
         var clock = 2 * Self.level1 - Self.tick
-        store.advance(monotonicNow: clock, budget: 16)
+        store.advance(monotonicNow: clock)
         let began = store.wheel.isCascading
         #expect(began, "no cascade began")
         store.wheel.moveNextBucket(into: &store.heap)
@@ -189,5 +190,38 @@ struct LoopTimerStoreCascadeTests {
             ($0.deadline, sequences[ObjectIdentifier($0)]!) < ($1.deadline, sequences[ObjectIdentifier($1)]!)
         }
         #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
+    }
+
+    @Test("A big bucket begins moving one tick per chunk ahead of its range, so its chunks end before its first tick, a look at a time, however long each look takes")
+    func bigBucketsBeginEarly() {
+        // 2,000 timers in a level-2 bucket (4,096 ticks wide) moving 16 a look: 126 looks. Each
+        // look costs the clock 20 µs, a loop iteration that fires timers in between.
+        let level2 = 64 * Self.level1
+        var random = SplitMix(seed: 29)
+        let timers = (0..<2_000).map { _ in
+            LoopTimer(core: nil, deadline: 3 * level2 + Int64(random.next() % UInt64(level2)), isWall: false, action: {})
+        }
+        var store = LoopTimerStore(cascadeBudget: 16)
+        for timer in timers { store.insert(timer) }
+        var clock: Int64 = 0
+        var began: Int64?
+        var ended: Int64?
+        for _ in 0..<10_000 where clock < 3 * level2 {
+            let wake = store.nextWake(monotonicNow: clock, wallNow: 0)
+            if store.isCascading, began == nil { began = clock }
+            if !store.isCascading, began != nil, ended == nil { ended = clock }
+            switch wake {
+            case .arm(let nanoseconds): clock += nanoseconds
+            case .runNow: clock += 20_000
+            case .keep: clock = store.armedDeadline ?? clock
+            }
+            store.driverFired()
+            if clock < 3 * level2 { #expect(store.popDue(monotonicNow: clock, limit: store.nextSequence) == nil) }
+        }
+        let begun = began ?? .max
+        #expect(begun <= 3 * level2 - 100 * Self.tick, "the move began \((3 * level2 - begun) / Self.tick) ticks ahead")
+        #expect((ended ?? .max) < 3 * level2, "the bucket's first tick came with part of it still to move")
+        let fired = LoopTimerStoreModelTests.fireAll(&store, from: clock)
+        #expect(fired.count == 2_000 && fired.allSatisfy { $0.lateness >= 0 })
     }
 }

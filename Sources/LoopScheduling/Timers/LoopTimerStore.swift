@@ -61,9 +61,9 @@ struct LoopTimerStore: ~Copyable {
     let cascadeBudget: Int
 
     init(tickShift: Int = Self.tickShift, cascadeBudget: Int = Self.cascadeBudget) {
-        // A budget of 0 would start cascades that never move (`budget` in TimerWheel.advance).
+        // A budget of 0 would start cascades that never move (`TimerWheel.cascadeBudget`).
         guard cascadeBudget > 0 else { fatalError("LoopTimerStore: a cascade budget of \(cascadeBudget) moves nothing") }
-        monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false)
+        monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false, cascadeBudget: cascadeBudget)
         self.cascadeBudget = cascadeBudget
     }
 
@@ -135,7 +135,7 @@ struct LoopTimerStore: ~Copyable {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
-        monotonic.advance(monotonicNow: monotonicNow, budget: cascadeBudget)
+        monotonic.advance(monotonicNow: monotonicNow)
         monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
         var wake = monotonic.wake ?? TimerWake(at: Nanoseconds.never)
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
@@ -170,7 +170,7 @@ struct LoopTimerStore: ~Copyable {
     mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
         // A cascade's chunks run in `nextWake`, once per loop iteration before it blocks, not one
         // per timer popped here (unless its first tick came: then all of it, now).
-        monotonic.advance(monotonicNow: monotonicNow, budget: cascadeBudget, continuesCascade: false)
+        monotonic.advance(monotonicNow: monotonicNow, continuesCascade: false)
         guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
         return (monotonic.heap.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }

@@ -1,6 +1,6 @@
-// The wheel's storage: 16-slot blocks of one shared array, chained per bucket, and the free list
-// every bucket takes from. Why blocks and not an array per bucket is in the type's notes
-// (TimerWheel.swift).
+// The wheel's storage: 16-slot blocks of one shared array, chained per bucket, the free list
+// every bucket takes from, and emptying it all (shutdown). Why blocks and not an array per bucket
+// is in the type's notes (TimerWheel.swift).
 
 extension TimerWheel {
     /// Puts a block at the head of bucket `index`'s chain: a free one, its slots made holes
@@ -84,5 +84,26 @@ extension TimerWheel {
                 body(slots[position])
             }
         }
+    }
+
+    /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the blocks.
+    @inlinable package mutating func removeAll() -> [Entry] {
+        var all: [Entry] = []
+        all.reserveCapacity(count)
+        forEachHeld { element in
+            let entry = element.reference.takeRetainedValue()
+            entry.heapIndex = -1
+            all.append(entry)
+        }
+        slots = []
+        blocks = []
+        freeBlock = -1
+        for index in bucketStates.indices { bucketStates[index] = BucketState() }
+        for level in 0..<Self.levels { occupied[level] = 0 }
+        count = 0
+        nextStart = .max
+        nextLead = 1
+        cascade = nil
+        return all
     }
 }

@@ -2,8 +2,8 @@
 // how `advance` and `move` start, continue and finish it, are in TimerWheel.swift.
 
 extension TimerWheel {
-    /// A bucket above level 0 moving down in chunks (``advance(now:into:budget:continuesCascade:)``
-    /// with a budget), so that a bucket of thousands of timers does not stall its scheduler in one
+    /// A bucket above level 0 moving down in chunks (``advance(now:into:continuesCascade:)``
+    /// with a ``cascadeBudget``), so that a bucket of thousands of timers does not stall its scheduler in one
     /// go: a 67 ms bucket holds 3,000 timers when 50 fire per millisecond.
     ///
     /// `elapsed` is at the bucket's first tick, so what it moves is filed relative to it, while
@@ -76,3 +76,30 @@ extension TimerWheel {
 }
 
 extension TimerWheel.Cascade: Sendable {}
+
+extension TimerWheel {
+    /// Ticks ahead of its first tick at which moving bucket `next` may begin: one, or for a bucket
+    /// above level 0 that will move in chunks of ``cascadeBudget``, one per chunk (at most 4,096). Its
+    /// chunks then run one per loop iteration and end long before its first tick, instead of
+    /// leaving most of it to move at once then (a level-2 bucket holds every timer of a 4.3 s range:
+    /// tens of thousands at a steady firing rate, far more than one tick of chunks moves). Early is correct (the heap is precise): meanwhile a timer due before the
+    /// bucket's first tick goes to the heap instead of a lower bucket.
+    @inlinable
+    func cascadeLead(of next: (level: Int, slot: Int, start: Int64)) -> Int64 {
+        let state = bucketStates[next.level &* 64 &+ next.slot]
+        guard next.level > 0, Int(state.live) > cascadeBudget else { return 1 }
+        return Int64(Swift.min(Int(state.size) / cascadeBudget + 1, 4_096))
+    }
+
+    /// Recomputes the earliest occupied bucket's first tick and its lead, after a move.
+    @inlinable
+    mutating func updateNextStart() {
+        guard let next = nextOccupied() else {
+            nextStart = .max
+            nextLead = 1
+            return
+        }
+        nextStart = next.start
+        nextLead = cascadeLead(of: next)
+    }
+}

@@ -102,6 +102,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 
     /// log2 of a level-0 slot's width in nanoseconds.
     @usableFromInline package let tickShift: Int
+    /// Slots a big bucket above level 0 moves down per call of ``advance(now:into:continuesCascade:)``
+    /// (``Cascade``); `Int.max` moves every bucket whole.
+    @usableFromInline package let cascadeBudget: Int
     /// Every bucket's blocks, `blockSize` slots each; a position indexes it.
     // Written by the block and memory steps (TimerWheel+Blocks.swift, +Memory.swift): internal.
     @usableFromInline var slots: [Element] = []
@@ -120,6 +123,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// The start tick of the earliest occupied bucket, or `Int64.max`; recomputed after a move and
     /// lowered on insert (a removal may leave it early: one wake-up that moves nothing).
     @usableFromInline var nextStart: Int64 = .max
+    /// Ticks before `nextStart` from which that bucket's move may begin: more than one for a big
+    /// bucket that will cascade (``cascadeLead(of:)``).
+    @usableFromInline var nextLead: Int64 = 1
     /// A big bucket moving down a chunk at a time, or nil (see ``Cascade``).
     @usableFromInline var cascade: Cascade?
 
@@ -128,10 +134,12 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
 
     /// A wheel whose level-0 slots are `1 << tickShift` nanoseconds wide; level `l` slots are
     /// `64^l` times wider. Six levels cover `2^(36 + tickShift)` nanoseconds; later deadlines stay
-    /// in the heap.
-    @inlinable package init(tickShift: Int) {
+    /// in the heap. A `cascadeBudget` of 0 would start cascades that never move.
+    @inlinable package init(tickShift: Int, cascadeBudget: Int = .max) {
         precondition(tickShift >= 0 && tickShift < 26, "TimerWheel: tickShift \(tickShift) out of range")
+        precondition(cascadeBudget > 0, "TimerWheel: a cascade budget of \(cascadeBudget) moves nothing")
         self.tickShift = tickShift
+        self.cascadeBudget = cascadeBudget
         bucketStates = Array(repeating: BucketState(), count: Self.levels * Self.slotsPerLevel)
         occupied = Array(repeating: 0, count: Self.levels)
     }
@@ -199,7 +207,13 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         occupied[level] |= 1 << UInt64(slot)
         count += 1
         let first = start(level: level, slot: slot)
-        if first < nextStart { nextStart = first }
+        if first < nextStart {
+            nextStart = first
+            nextLead = 1
+        } else if first == nextStart, level > 0, Int(bucketStates[index].live) > cascadeBudget {
+            // The next bucket grew big enough to move in chunks: its wake-up comes earlier.
+            nextLead = cascadeLead(of: (level, slot, first))
+        }
         return true
     }
 
@@ -262,25 +276,27 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         return nil
     }
 
-    /// The earliest time (nanoseconds) at which ``advance(now:into:budget:continuesCascade:)`` has
+    /// The earliest time (nanoseconds) at which ``advance(now:into:continuesCascade:)`` has
     /// work: one tick before the earliest occupied bucket's range starts, so its entries reach the
-    /// heap before any can be due. `Int64.max` when the wheel is empty.
+    /// heap before any can be due, or earlier for a big bucket that will move in chunks
+    /// (``cascadeLead(of:)``). `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 {
         // A cascade under way goes on at the next look, between the timers it fires.
         if cascade != nil { return .min }
         guard nextStart != .max else { return .max }
-        // Every occupied bucket starts at or before some entry's tick, so this cannot overflow.
-        return (nextStart &- 1) << tickShift
+        // Clamped: a lead may reach below the lowest tick that shifts back without overflow.
+        return Swift.max(nextStart &- nextLead, Int64.min >> tickShift) << tickShift
     }
 
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
     /// down a level where their bucket's range began, and moves `elapsed` to that tick; a cascade
     /// under way may leave entries due from its bucket's first tick on, never earlier.
     ///
-    /// With a `budget`, a bucket above level 0 of more entries than that moves down at least a
-    /// `budget` of slots at a time (whole blocks), one chunk per call that `continuesCascade`
-    /// (``Cascade``; ``nextAdvance`` asks for the next call at once) until its first tick, from
-    /// when any call moves the rest at once. A caller about to fire what is due passes
+    /// With a ``cascadeBudget``, a bucket above level 0 of more entries than that moves down at
+    /// least that many slots at a time (whole blocks), one chunk per call that `continuesCascade`
+    /// (``Cascade``; ``nextAdvance`` asks for the next call at once), from a tick per chunk ahead
+    /// of its range (``cascadeLead(of:)``) until its first tick, from when any call moves the rest
+    /// at once. A caller about to fire what is due passes
     /// `continuesCascade: false`, so that the chunks run between its rounds of firing, not one
     /// before each timer it pops.
     ///
@@ -290,9 +306,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @inlinable package mutating func advance(
         now: Int64,
         into heap: inout IndexedHeap<Entry>,
-        budget: Int = .max,
         continuesCascade: Bool = true
     ) {
+        let budget = cascadeBudget
         let target = Swift.max(elapsed, (now >> tickShift) &+ 1)
         if let cascade {
             if now >= cascade.finishBy {
@@ -306,7 +322,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             nextStart = .max
             return
         }
-        while count > 0, let next = nextOccupied(), next.start <= target {
+        while count > 0, cascade == nil, let next = nextOccupied(),
+            next.start <= target || next.start &- cascadeLead(of: next) <= target
+        {
             // A bucket whose first tick has come moves at once: its timers may be due.
             move(
                 next,
@@ -315,8 +333,10 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
                 continuesCascade: continuesCascade
             )
         }
-        elapsed = target
-        nextStart = nextOccupied()?.start ?? .max
+        // A cascade begun ahead of its bucket put `elapsed` at the bucket's first tick, later than
+        // `target`: entries were filed relative to it, so it never goes back.
+        elapsed = Swift.max(elapsed, target)
+        updateNextStart()
     }
 
     /// The earliest occupied bucket's first tick and how many slots moving it visits (its entries
@@ -336,7 +356,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         if cascade != nil { continueCascade(into: &heap, budget: .max) }
         guard count > 0, let next = nextOccupied() else { return }
         move(next, into: &heap)
-        nextStart = nextOccupied()?.start ?? .max
+        updateNextStart()
     }
 
     @inlinable
@@ -371,26 +391,6 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             refile(block: block, into: &heap)
             releaseBlock(block)
         }
-    }
-
-    /// Removes every entry, leaving each one's `heapIndex` at -1, and frees the blocks.
-    @inlinable package mutating func removeAll() -> [Entry] {
-        var all: [Entry] = []
-        all.reserveCapacity(count)
-        forEachHeld { element in
-            let entry = element.reference.takeRetainedValue()
-            entry.heapIndex = -1
-            all.append(entry)
-        }
-        slots = []
-        blocks = []
-        freeBlock = -1
-        for index in bucketStates.indices { bucketStates[index] = BucketState() }
-        for level in 0..<Self.levels { occupied[level] = 0 }
-        count = 0
-        nextStart = .max
-        cascade = nil
-        return all
     }
 }
 

@@ -3,7 +3,7 @@
 /// LoopScheduler's store and the Dispatch-backed schedulers' timer queue.
 ///
 /// Every timer that fires is popped from ``heap``, in `(deadline, sequence)` order: callers
-/// ``advance(monotonicNow:budget:continuesCascade:)`` first, which hands every timer due by then (and up to one tick
+/// ``advance(monotonicNow:continuesCascade:)`` first, which hands every timer due by then (and up to one tick
 /// later) to the heap with its sequence, and arm their wake-up no later than ``nextAdvance``.
 /// An entry's `heapIndex` says where it is: 0 and up a heap slot, -2 and down a wheel position,
 /// -1 nowhere.
@@ -21,9 +21,11 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     /// levels reach 2^56 ns; the note on issue 16 has the measurements that chose it.
     @usableFromInline package static var defaultTickShift: Int { 20 }
 
-    @inlinable package init(tickShift: Int, shrinksOnRemoval: Bool) {
+    /// A store whose wheel moves big buckets `cascadeBudget` slots at a time (see
+    /// `TimerWheel.Cascade`; `Int.max`, whole).
+    @inlinable package init(tickShift: Int, shrinksOnRemoval: Bool, cascadeBudget: Int = .max) {
         heap = IndexedHeap(shrinksOnRemoval: shrinksOnRemoval)
-        wheel = TimerWheel(tickShift: tickShift)
+        wheel = TimerWheel(tickShift: tickShift, cascadeBudget: cascadeBudget)
     }
 
     @inlinable package var count: Int { heap.count + wheel.count }
@@ -51,17 +53,17 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Hands the wheel's buckets that start within the horizon to the heap; on an empty wheel,
-    /// moves its clock along (cheap). With a `budget`, a big bucket above level 0 moves down that
-    /// many slots per call that `continuesCascade`, before any of its timers can be due
+    /// moves its clock along (cheap). With a cascade budget, a big bucket above level 0 moves down
+    /// that many slots per call that `continuesCascade`, before any of its timers can be due
     /// (see `TimerWheel.Cascade`).
     @inlinable @inline(__always)
-    package mutating func advance(monotonicNow: Int64, budget: Int = .max, continuesCascade: Bool = true) {
+    package mutating func advance(monotonicNow: Int64, continuesCascade: Bool = true) {
         if monotonicNow >= wheel.nextAdvance || wheel.isEmpty {
-            wheel.advance(now: monotonicNow, into: &heap, budget: budget, continuesCascade: continuesCascade)
+            wheel.advance(now: monotonicNow, into: &heap, continuesCascade: continuesCascade)
         }
     }
 
-    /// The earliest time the wheel needs ``advance(monotonicNow:budget:continuesCascade:)``: a wake-up at or before it
+    /// The earliest time the wheel needs ``advance(monotonicNow:continuesCascade:)``: a wake-up at or before it
     /// serves. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
 
@@ -75,6 +77,10 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
             wheel.nextAdvance < heap.firstKey?.deadline ?? .max
         {
             wheel.moveNextBucket(into: &heap)
+        }
+        // What moved may leave next a big bucket whose chunks should begin by now (its lead).
+        if monotonicNow >= wheel.nextAdvance, !wheel.isCascading {
+            wheel.advance(now: monotonicNow, into: &heap)
         }
     }
 
