@@ -289,14 +289,15 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
-    /// down a level where their bucket's range began, and moves `elapsed` to that tick; a cascade
+    /// down a level where their bucket's range began, and moves `elapsed` to that tick (or to the
+    /// first tick of a big bucket whose move began ahead, up to 4,096 ticks later); a cascade
     /// under way may leave entries due from its bucket's first tick on, never earlier.
     ///
     /// With a ``cascadeBudget``, a bucket above level 0 of more entries than that moves down at
     /// least that many slots at a time (whole blocks), one chunk per call that `continuesCascade`
     /// (``Cascade``; ``nextAdvance`` asks for the next call at once), from a tick per chunk ahead
-    /// of its range (``cascadeLead(of:)``) until its first tick, from when any call moves the rest
-    /// at once. A caller about to fire what is due passes
+    /// of its range when it is the earliest occupied bucket (``cascadeLead(of:)``) until its first
+    /// tick, from when any call moves the rest at once. A caller about to fire what is due passes
     /// `continuesCascade: false`, so that the chunks run between its rounds of firing, not one
     /// before each timer it pops.
     ///
@@ -322,9 +323,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             nextStart = .max
             return
         }
-        while count > 0, cascade == nil, let next = nextOccupied(),
-            next.start <= target || next.start &- cascadeLead(of: next) <= target
-        {
+        // A bucket moves once `target` reached its first tick, or the tick after its lead began
+        // (a lead of one tick: its first tick, as `nextAdvance` says).
+        while count > 0, cascade == nil, let next = nextOccupied(), next.start &- cascadeLead(of: next) &+ 1 <= target {
             // A bucket whose first tick has come moves at once: its timers may be due.
             move(
                 next,

@@ -68,8 +68,9 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
 
     /// Before sleeping: small buckets due soon, whose move would be the next wake-up, move now
-    /// (see ``smallBucket``). `elapsed` moves at most 64 ticks ahead, so timers due later keep
-    /// going to the wheel.
+    /// (see ``smallBucket``). These moves take `elapsed` at most 64 ticks ahead, so timers due
+    /// later keep going to the wheel (a big bucket's early move may take it further: see
+    /// `TimerWheel.cascadeLead(of:)`).
     @inlinable package mutating func moveSmallBuckets(monotonicNow: Int64) {
         let (ahead, overflow) = monotonicNow.addingReportingOverflow(Int64(64) << wheel.tickShift)
         let soon = (overflow ? Int64.max : ahead) >> wheel.tickShift
