@@ -2,9 +2,9 @@
 // how `advance` and `move` start, continue and finish it, are in TimerWheel.swift.
 
 extension TimerWheel {
-    /// A bucket above level 0 moving down in chunks (``advance(now:into:continuesCascade:)``
-    /// with a ``cascadeBudget``), so that a bucket of thousands of timers does not stall its scheduler in one
-    /// go: a 67 ms bucket holds 3,000 timers when 50 fire per millisecond.
+    /// A bucket above level 0 moving down in chunks (``advance(now:into:continuesCascade:)`` with
+    /// a ``cascadeBudget``), so that a bucket of thousands of timers does not stall its scheduler
+    /// in one go: a 67 ms bucket holds 3,000 timers when 50 fire per millisecond.
     ///
     /// `elapsed` is at the bucket's first tick, so what it moves is filed relative to it, while
     /// the blocks not moved yet stay where they are, still owned by the bucket: an entry there
@@ -79,11 +79,14 @@ extension TimerWheel.Cascade: Sendable {}
 
 extension TimerWheel {
     /// Ticks ahead of its first tick at which moving bucket `next` may begin: one, or for a bucket
-    /// above level 0 that will move in chunks of ``cascadeBudget``, one per chunk (at most 4,096). Its
-    /// chunks then run one per loop iteration and end long before its first tick, instead of
-    /// leaving most of it to move at once then (a level-2 bucket holds every timer of a 4.3 s range:
-    /// tens of thousands at a steady firing rate, far more than one tick of chunks moves). Early is correct (the heap is precise): meanwhile a timer due before the
-    /// bucket's first tick goes to the heap instead of a lower bucket.
+    /// above level 0 that will move in chunks of ``cascadeBudget``, one per chunk (at most 4,096).
+    /// Its chunks then run one per loop iteration and end long before its first tick, instead of
+    /// leaving most of it to move at once then (a level-2 bucket holds every timer of a 4.3 s
+    /// range: tens of thousands at a steady firing rate, more than one tick of chunks moves).
+    /// Early is correct (the heap is precise): meanwhile a timer due before the bucket's first
+    /// tick goes to the heap instead of a lower bucket. It applies once the bucket is the earliest
+    /// occupied one, which under steady firing is often only a tick before (README, "The timer
+    /// targets, one session").
     @inlinable
     func cascadeLead(of next: (level: Int, slot: Int, start: Int64)) -> Int64 {
         let state = bucketStates[next.level &* 64 &+ next.slot]

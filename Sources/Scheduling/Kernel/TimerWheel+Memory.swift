@@ -8,9 +8,8 @@ extension TimerWheel {
 
     /// Gives the blocks back when the wheel is empty, and compacts them past `keeping` slots when
     /// fewer than a quarter hold an entry (dropping holes and free blocks, telling each entry its
-    /// new position). O(1) when there is nothing to give back, so a
-    /// quiet loop may ask every iteration. Not while a cascade is under way: its positions are
-    /// the cascade's until it ends.
+    /// new position). O(1) when there is nothing to give back, so a quiet loop may ask every
+    /// iteration. Not while a cascade is under way: its positions are the cascade's until it ends.
     @inlinable package mutating func shrinkBuckets(keeping: Int) {
         guard cascade == nil else { return }
         if count == 0 {
