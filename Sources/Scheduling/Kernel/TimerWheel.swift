@@ -324,9 +324,8 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             return
         }
         // A bucket moves once `target` reached its first tick, or the tick after its lead began
-        // (a lead of one tick: its first tick, as `nextAdvance` says).
+        // (a lead of one tick: its first tick, as `nextAdvance` says); whole once that tick came.
         while count > 0, cascade == nil, let next = nextOccupied(), next.start &- cascadeLead(of: next) &+ 1 <= target {
-            // A bucket whose first tick has come moves at once: its timers may be due.
             move(
                 next,
                 into: &heap,
