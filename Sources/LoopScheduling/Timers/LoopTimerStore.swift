@@ -57,14 +57,10 @@ struct LoopTimerStore: ~Copyable {
     /// See ``WheeledHeap/defaultTickShift``.
     static var tickShift: Int { WheeledHeap<LoopTimer>.defaultTickShift }
 
-    /// Slots of a big bucket moved per look: the static `cascadeBudget`, or fewer in the model tests.
-    let cascadeBudget: Int
-
+    /// A store whose big wheel buckets move `cascadeBudget` slots per look (the static one, or
+    /// fewer in the model tests; the wheel refuses 0).
     init(tickShift: Int = Self.tickShift, cascadeBudget: Int = Self.cascadeBudget) {
-        // A budget of 0 would start cascades that never move (`TimerWheel.cascadeBudget`).
-        guard cascadeBudget > 0 else { fatalError("LoopTimerStore: a cascade budget of \(cascadeBudget) moves nothing") }
         monotonic = WheeledHeap(tickShift: tickShift, shrinksOnRemoval: false, cascadeBudget: cascadeBudget)
-        self.cascadeBudget = cascadeBudget
     }
 
     /// The wheel in front of the monotonic heap, for the tests.

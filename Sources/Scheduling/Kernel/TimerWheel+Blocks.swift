@@ -26,6 +26,19 @@ extension TimerWheel {
         return true
     }
 
+    /// The position after the last slot handed out in bucket `index`, now handed out too: in its
+    /// newest block, or in one linked for it when that is full (``linkBlock(to:filler:)``; nil if
+    /// that fails).
+    @inlinable @inline(__always)
+    mutating func appendPosition(to index: Int, filler: Unmanaged<Entry>) -> Int? {
+        let size = Int(bucketStates[index].size)
+        if size & (Self.blockSize &- 1) == 0 {
+            guard linkBlock(to: index, filler: filler) else { return nil }
+        }
+        bucketStates[index].size = Int32(truncatingIfNeeded: size &+ 1)
+        return Int(bucketStates[index].head) << Self.blockShift | size & (Self.blockSize &- 1)
+    }
+
     /// Gives `block` to the free list, most recent first: the next bucket to grow takes the block
     /// just left (still in cache).
     @inlinable @inline(__always)
@@ -102,7 +115,6 @@ extension TimerWheel {
         for level in 0..<Self.levels { occupied[level] = 0 }
         count = 0
         nextStart = .max
-        nextLead = 1
         cascade = nil
         return all
     }

@@ -78,7 +78,7 @@ extension TimerWheel {
 extension TimerWheel.Cascade: Sendable {}
 
 extension TimerWheel {
-    /// Ticks ahead of its first tick at which moving bucket `next` may begin: one, or for a bucket
+    /// Ticks ahead of its first tick at which moving bucket `index` may begin: one, or for a bucket
     /// above level 0 that will move in chunks of ``cascadeBudget``, one per chunk (at most 4,096).
     /// Its chunks then run one per loop iteration and end long before its first tick, instead of
     /// leaving most of it to move at once then (a level-2 bucket holds every timer of a 4.3 s
@@ -87,22 +87,22 @@ extension TimerWheel {
     /// tick goes to the heap instead of a lower bucket. It applies once the bucket is the earliest
     /// occupied one, which under steady firing is often only a tick before (README, "The timer
     /// targets, one session").
-    @inlinable
-    func cascadeLead(of next: (level: Int, slot: Int, start: Int64)) -> Int64 {
-        let state = bucketStates[next.level &* 64 &+ next.slot]
-        guard next.level > 0, Int(state.live) > cascadeBudget else { return 1 }
+    @inlinable @inline(__always)
+    func cascadeLead(of index: Int) -> Int64 {
+        // Level 0 (indices below 64) never cascades; nor does a bucket within the budget.
+        let state = bucketStates[index]
+        guard index >= Self.slotsPerLevel, Int(state.live) > cascadeBudget else { return 1 }
         return Int64(Swift.min(Int(state.size) / cascadeBudget + 1, 4_096))
     }
 
-    /// Recomputes the earliest occupied bucket's first tick and its lead, after a move.
+    /// Recomputes the earliest occupied bucket and its first tick, after a move.
     @inlinable
     mutating func updateNextStart() {
         guard let next = nextOccupied() else {
             nextStart = .max
-            nextLead = 1
             return
         }
         nextStart = next.start
-        nextLead = cascadeLead(of: next)
+        nextIndex = next.level &* 64 &+ next.slot
     }
 }

@@ -21,37 +21,28 @@ extension TimerWheel {
             return
         }
         guard slots.capacity > keeping, count < slots.count / 4 else { return }
-        var packed: [Element] = []
-        var packedBlocks: [Block] = []
+        // Every live entry appended again, bucket by bucket, to fresh blocks of a fresh array.
+        let old = (slots: slots, blocks: blocks, states: bucketStates)
         let mask = Self.blockSize &- 1
-        packed.reserveCapacity(bucketStates.reduce(0) { $0 + ((Int($1.live) + mask) & ~mask) })
-        for index in bucketStates.indices where bucketStates[index].live > 0 {
-            var state = BucketState()
-            state.live = bucketStates[index].live
-            var chain = bucketStates[index].head
+        slots = []
+        slots.reserveCapacity(old.states.reduce(0) { $0 + ((Int($1.live) + mask) & ~mask) })
+        blocks = []
+        freeBlock = -1
+        for index in old.states.indices where old.states[index].live > 0 {
+            bucketStates[index] = BucketState()
+            bucketStates[index].live = old.states[index].live
+            var chain = old.states[index].head
             while chain >= 0 {
                 let base = Int(chain) << Self.blockShift
-                for position in base..<(base &+ Self.blockSize) where !slots[position].isHole {
-                    let element = slots[position]
-                    let size = Int(state.size)
-                    if size & mask == 0 {
-                        packedBlocks.append(Block(next: state.head, bucket: Int32(truncatingIfNeeded: index)))
-                        state.head = Int32(truncatingIfNeeded: packedBlocks.count - 1)
-                        packed.append(
-                            contentsOf: repeatElement(Element(element.reference, Element.holeBit), count: Self.blockSize)
-                        )
-                    }
-                    let moved = Int(state.head) << Self.blockShift | size & mask
-                    packed[moved] = element
+                for position in base..<(base &+ Self.blockSize) where !old.slots[position].isHole {
+                    let element = old.slots[position]
+                    // Fewer blocks than before: linking one cannot fail.
+                    let moved = appendPosition(to: index, filler: element.reference)!
+                    slots[moved] = element
                     element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -(moved + 2) }
-                    state.size &+= 1
                 }
-                chain = blocks[Int(chain)].next
+                chain = old.blocks[Int(chain)].next
             }
-            bucketStates[index] = state
         }
-        slots = packed
-        blocks = packedBlocks
-        freeBlock = -1
     }
 }

@@ -123,9 +123,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     /// The start tick of the earliest occupied bucket, or `Int64.max`; recomputed after a move and
     /// lowered on insert (a removal may leave it early: one wake-up that moves nothing).
     @usableFromInline var nextStart: Int64 = .max
-    /// Ticks before `nextStart` from which that bucket's move may begin: more than one for a big
-    /// bucket that will cascade (``cascadeLead(of:)``).
-    @usableFromInline var nextLead: Int64 = 1
+    /// The bucket that starts at `nextStart` (when it is not `Int64.max`): its size says how far
+    /// ahead its move may begin (``cascadeLead(of:)``).
+    @usableFromInline var nextIndex = 0
     /// A big bucket moving down a chunk at a time, or nil (see ``Cascade``).
     @usableFromInline var cascade: Cascade?
 
@@ -192,14 +192,10 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
             bucketStates[index].freeHead = Int32(truncatingIfNeeded: Int64(next) - 1)
             position = hole
         } else {
-            let size = Int(bucketStates[index].size)
             // A full level-0 bucket leaves the rest to the heap (see `levelZeroCapacity`).
-            if level == 0 && size >= Self.levelZeroCapacity { return false }
-            if size & (Self.blockSize &- 1) == 0 {
-                guard linkBlock(to: index, filler: reference) else { return false }
-            }
-            position = Int(bucketStates[index].head) << Self.blockShift | size & (Self.blockSize &- 1)
-            bucketStates[index].size = Int32(truncatingIfNeeded: size &+ 1)
+            if level == 0 && Int(bucketStates[index].size) >= Self.levelZeroCapacity { return false }
+            guard let end = appendPosition(to: index, filler: reference) else { return false }
+            position = end
         }
         slots[position] = Element(reference, sequence)
         reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
@@ -209,10 +205,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         let first = start(level: level, slot: slot)
         if first < nextStart {
             nextStart = first
-            nextLead = 1
-        } else if first == nextStart, level > 0, Int(bucketStates[index].live) > cascadeBudget {
-            // The next bucket grew big enough to move in chunks: its wake-up comes earlier.
-            nextLead = cascadeLead(of: (level, slot, first))
+            nextIndex = index
         }
         return true
     }
@@ -284,8 +277,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         // A cascade under way goes on at the next look, between the timers it fires.
         if cascade != nil { return .min }
         guard nextStart != .max else { return .max }
-        // Clamped: a lead may reach below the lowest tick that shifts back without overflow.
-        return Swift.max(nextStart &- nextLead, Int64.min >> tickShift) << tickShift
+        // `elapsed` starts at 0 and only grows, so buckets start at tick 1 or later, and a lead is
+        // at most 4,096 ticks: this cannot overflow.
+        return (nextStart &- cascadeLead(of: nextIndex)) << tickShift
     }
 
     /// Hands to `heap` every entry due before the end of the tick after `now`'s, moving the others
@@ -325,7 +319,9 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         }
         // A bucket moves once `target` reached its first tick, or the tick after its lead began
         // (a lead of one tick: its first tick, as `nextAdvance` says); whole once that tick came.
-        while count > 0, cascade == nil, let next = nextOccupied(), next.start &- cascadeLead(of: next) &+ 1 <= target {
+        while count > 0, cascade == nil, let next = nextOccupied(),
+            next.start &- cascadeLead(of: next.level &* 64 &+ next.slot) &+ 1 <= target
+        {
             move(
                 next,
                 into: &heap,

@@ -3,8 +3,9 @@
 /// LoopScheduler's store and the Dispatch-backed schedulers' timer queue.
 ///
 /// Every timer that fires is popped from ``heap``, in `(deadline, sequence)` order: callers
-/// ``advance(monotonicNow:continuesCascade:)`` first, which hands every timer due by then (and up to one tick
-/// later) to the heap with its sequence, and arm their wake-up no later than ``nextAdvance``.
+/// ``advance(monotonicNow:continuesCascade:)`` first, which hands every timer due by then (and up
+/// to one tick later) to the heap with its sequence, and arm their wake-up no later than
+/// ``nextAdvance``.
 /// An entry's `heapIndex` says where it is: 0 and up a heap slot, -2 and down a wheel position,
 /// -1 nowhere.
 @usableFromInline
@@ -63,8 +64,8 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
         }
     }
 
-    /// The earliest time the wheel needs ``advance(monotonicNow:continuesCascade:)``: a wake-up at or before it
-    /// serves. `Int64.max` when the wheel is empty.
+    /// The earliest time the wheel needs ``advance(monotonicNow:continuesCascade:)``: a wake-up at
+    /// or before it serves. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
 
     /// Before sleeping: small buckets due soon, whose move would be the next wake-up, move now
