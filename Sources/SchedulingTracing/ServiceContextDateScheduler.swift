@@ -44,7 +44,7 @@ public final class ServiceContextDateScheduler: DateScheduler {
     /// - Returns: the base's disposable: disposing it before the action starts guarantees that it
     ///   never starts (the same race with an action starting on another thread as the base's).
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(ServiceContextCapture.carrying(action))
     }
 
@@ -60,14 +60,14 @@ public final class ServiceContextDateScheduler: DateScheduler {
     /// The base's one-shot timer (never early, by its monotonic clock), run with the context current
     /// at this call.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(after: delay, ServiceContextCapture.carrying(action))
     }
 
     /// The base's wall-clock timer, run with the context current at this call. A non-finite `date`
     /// stops the program, naming the base's method.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(at: date, ServiceContextCapture.carrying(action))
     }
 
@@ -75,7 +75,7 @@ public final class ServiceContextDateScheduler: DateScheduler {
     /// `schedule(at:repeatingEvery:leeway:_:)` come here); every tick runs with the context current
     /// at this call, not the context of the tick before. `schedule` was checked where it was made.
     @discardableResult
-    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(schedule, ServiceContextCapture.carrying(action))
     }
 

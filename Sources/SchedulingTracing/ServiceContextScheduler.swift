@@ -34,7 +34,7 @@ public final class ServiceContextScheduler: Scheduler {
     /// - Returns: the base's disposable: disposing it before the action starts guarantees that it
     ///   never starts (the same race with an action starting on another thread as the base's).
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(ServiceContextCapture.carrying(action))
     }
 

@@ -28,14 +28,14 @@ public struct SchedulerSystem: WorkloadSystem {
     /// `scheduler.schedule(_:)`. Inlinable, as are the other operations: a workload specialised
     /// for this system calls the scheduler directly.
     @inlinable
-    public func execute(_ body: @escaping @Sendable () -> Void) {
-        scheduler.schedule(body)
+    public func execute(_ body: __owned @escaping @Sendable () -> Void) {
+        scheduler.schedule(consume body)
     }
 
     /// `scheduler.schedule(after:_:)`.
     @inlinable
-    public func schedule(afterNanoseconds delay: Int64, _ body: @escaping @Sendable () -> Void) -> any Disposable {
-        scheduler.schedule(after: .nanoseconds(delay), body)
+    public func schedule(afterNanoseconds delay: Int64, _ body: __owned @escaping @Sendable () -> Void) -> any Disposable {
+        scheduler.schedule(after: .nanoseconds(delay), consume body)
     }
 
     /// `scheduler.schedule(after:repeatingEvery:_:)`: fixed rate, first tick one interval out.

@@ -9,14 +9,14 @@ public protocol WorkloadSystem: Sendable {
     associatedtype TimerHandle: Sendable
 
     /// Submits `body` to run as soon as possible, from whatever thread calls it.
-    func execute(_ body: @escaping @Sendable () -> Void)
+    func execute(_ body: __owned @escaping @Sendable () -> Void)
 
     /// A one-shot timer `delay` nanoseconds from now.
-    func schedule(afterNanoseconds delay: Int64, _ body: @escaping @Sendable () -> Void) -> TimerHandle
+    func schedule(afterNanoseconds delay: Int64, _ body: __owned @escaping @Sendable () -> Void) -> TimerHandle
 
     /// A periodic timer, first `interval` nanoseconds from now (fixed rate where the system has
     /// it; SwiftNIO's is fixed delay).
-    func scheduleRepeating(everyNanoseconds interval: Int64, _ body: @escaping @Sendable () -> Void) -> TimerHandle
+    func scheduleRepeating(everyNanoseconds interval: Int64, _ body: __owned @escaping @Sendable () -> Void) -> TimerHandle
 
     /// Cancels a timer; a timer already cancelled or fired is left alone.
     func cancel(_ timer: TimerHandle)

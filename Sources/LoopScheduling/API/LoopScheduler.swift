@@ -167,17 +167,17 @@ public final class LoopScheduler: DateScheduler {
     /// - Note: `dispose()` races with the start of the action on the loop thread: it promises only
     ///   that an action which has not started will not start.
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        core.schedule(action)
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
+        core.schedule(consume action)
     }
 
     /// Schedules `action` no earlier than `delay` after this call, by the monotonic clock, at
     /// nanosecond resolution. A non-positive delay runs as soon as possible; a saturated one (such
     /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
-        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: false, action: action))
+        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: false, action: consume action))
     }
 
     /// Schedules `action` no earlier than the wall clock reaching `date`, also when the clock is
@@ -185,17 +185,17 @@ public final class LoopScheduler: DateScheduler {
     /// wait is re-checked at least once a second anyway). A past date runs as soon as possible;
     /// `Date.distantFuture` stays pending until disposed. A non-finite date stops the program.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:)")
         let deadline = Nanoseconds.sinceEpoch(date)
-        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: action))
+        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: consume action))
     }
 
     /// See `DateScheduler.schedule(_:_:)`: a wall-clock start follows the wall clock (stepped
     /// clocks included), the grid after it the monotonic clock. A sub-millisecond interval stays
     /// periodic; ticks never run back to back to catch up.
     @discardableResult
-    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         schedulePeriodic(schedule, tick: { _ in action() })
     }
 

@@ -238,18 +238,18 @@ final class LoopCore: @unchecked Sendable {
     // MARK: Submitting
 
     /// Queues a task. Returns the entry, or an already-disposed disposable once shutdown began.
-    func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         // Spare entries are the loop thread's: another thread allocates.
-        let entry = isOnLoopThread ? recycler.task(action) : LoopWork(action: action)
+        let entry = isOnLoopThread ? recycler.task(consume action) : LoopWork(action: consume action)
         guard submit(.work(entry)) else { return refuse(entry) }
         return entry
     }
 
     /// A one-shot timer entry: a recycled one on the loop thread when there is one.
     @inline(__always)
-    func makeTimer(deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
-        guard isOnLoopThread else { return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: action) }
-        return recycler.timer(self, deadline: deadline, isWall: isWall, action: action)
+    func makeTimer(deadline: Int64, isWall: Bool, action: __owned @escaping @Sendable () -> Void) -> LoopTimer {
+        guard isOnLoopThread else { return LoopTimer(core: self, deadline: deadline, isWall: isWall, action: consume action) }
+        return recycler.timer(self, deadline: deadline, isWall: isWall, action: consume action)
     }
 
     /// Queues a timer for the timer store. The same refusal as ``schedule(_:)``.

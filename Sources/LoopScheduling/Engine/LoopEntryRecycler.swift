@@ -27,24 +27,24 @@ final class LoopEntryRecycler {
 
     /// On the loop thread: a task entry for `action`, a spare one when there is one.
     @inline(__always)
-    func task(_ action: @escaping @Sendable () -> Void) -> LoopWork {
+    func task(_ action: __owned @escaping @Sendable () -> Void) -> LoopWork {
         if let spare = state.value.tasks.popLast() {
-            spare.reuse(action: action)
+            spare.reuse(action: consume action)
             return spare
         }
-        return LoopWork(action: action)
+        return LoopWork(action: consume action)
     }
 
     /// On the loop thread: a one-shot timer entry, a spare one when there is one.
     @inline(__always)
-    func timer(_ core: LoopCore, deadline: Int64, isWall: Bool, action: @escaping @Sendable () -> Void) -> LoopTimer {
+    func timer(_ core: LoopCore, deadline: Int64, isWall: Bool, action: __owned @escaping @Sendable () -> Void) -> LoopTimer {
         if let spare = state.value.timers.popLast() {
             spare.deadline = deadline
             spare.isWall = isWall
-            spare.reuse(action: action)
+            spare.reuse(action: consume action)
             return spare
         }
-        return LoopTimer(core: core, deadline: deadline, isWall: isWall, action: action)
+        return LoopTimer(core: core, deadline: deadline, isWall: isWall, action: consume action)
     }
 
     @inline(__always)

@@ -36,7 +36,7 @@ open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
     /// Gives a recycled entry its next closure: only its owner calls it, before the entry is
     /// published again. Here, not by assigning ``action`` from the subclass's module: there the
     /// exclusivity attribute does not apply, and each reuse paid a runtime access check.
-    @inlinable public final func reuse(action: @escaping @Sendable () -> Void) {
+    @inlinable public final func reuse(action: __owned @escaping @Sendable () -> Void) {
         self.action = action
     }
 

@@ -21,8 +21,8 @@ extension DispatchQueueScheduler {
 
     /// Schedules `action` on the queue. See ``Scheduler/schedule(_:)``.
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let entry = ScheduledAction(action: action)
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
+        let entry = ScheduledAction(action: consume action)
         queue.async { entry.runOnce(as: self) }
         return entry
     }
@@ -31,17 +31,17 @@ extension DispatchQueueScheduler {
     /// when this is called; the timer lives in the scheduler's own heap, so equal deadlines start
     /// in scheduling order, and disposing frees its slot and closure at once.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
-        return timers.schedule(deadline: deadline, wall: false, owner: self, action)
+        return timers.schedule(deadline: deadline, wall: false, owner: self, consume action)
     }
 
     /// See ``DateScheduler/schedule(at:_:)``. The timer follows the wall clock, also when it is
     /// stepped after scheduling.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "\(Self.typeName).schedule(at:)")
-        return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: self, action)
+        return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: self, consume action)
     }
 
     /// See ``DateScheduler/schedule(_:_:)``.
@@ -54,7 +54,7 @@ extension DispatchQueueScheduler {
     /// later ticks follow the monotonic grid from it, and a past date keeps its grid: the first
     /// tick runs at once, the next at the first grid point of the date after it.
     @discardableResult
-    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let interval = schedule.intervalNanoseconds
         let deadline: Int64
         let wall: Bool

@@ -65,9 +65,9 @@ package final class DispatchTimerQueue: Sendable {
         deadline: Int64,
         wall: Bool,
         owner: any Scheduler,
-        _ action: @escaping @Sendable () -> Void
+        _ action: __owned @escaping @Sendable () -> Void
     ) -> any Disposable {
-        add(QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: action))
+        add(QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: consume action))
     }
 
     /// Adds a periodic timer whose first tick is due at `deadline` (monotonic, or wall when `wall`

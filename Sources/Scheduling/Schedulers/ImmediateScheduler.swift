@@ -16,7 +16,7 @@ public final class ImmediateScheduler: Scheduler {
     ///
     /// - Returns: an already-disposed disposable: there is nothing left to cancel.
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         action()
         return Disposables.disposed
     }
@@ -27,7 +27,7 @@ public final class ImmediateScheduler: Scheduler {
     /// the caller for as long as it says: the action cannot be cancelled, since the disposable is
     /// only returned after it ran.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
         Self.sleep { Nanoseconds.subtracting(deadline, Nanoseconds.monotonicNow()) }
         action()
@@ -37,7 +37,7 @@ public final class ImmediateScheduler: Scheduler {
     /// Blocks the caller until the wall clock reaches `date`, then runs `action`. It re-reads the
     /// wall clock at least once a second, so a clock step shortens or lengthens the wait.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "ImmediateScheduler.schedule(at:)")
         let deadline = Nanoseconds.sinceEpoch(date)
         Self.sleep { min(Nanoseconds.subtracting(deadline, Nanoseconds.wallNow()), 1_000_000_000) }

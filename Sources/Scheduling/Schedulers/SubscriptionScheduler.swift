@@ -26,7 +26,7 @@ public final class SubscriptionScheduler: DateScheduler {
     /// Runs `action` now if there is a current scheduler (returning an already-disposed disposable),
     /// otherwise schedules it on ``background``.
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         guard Schedulers.current != nil else { return background.schedule(action) }
         action()
         return Disposables.disposed
@@ -34,20 +34,20 @@ public final class SubscriptionScheduler: DateScheduler {
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         target.schedule(after: delay, action)
     }
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "SubscriptionScheduler.schedule(at:)")
         return target.schedule(at: date, action)
     }
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
-    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         target.schedule(schedule, action)
     }
 }

@@ -48,19 +48,19 @@ public final class TestScheduler: DateScheduler {
 
     /// Schedules `action` at the current virtual time.
     @discardableResult
-    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         core.insert(dueIn: 0, interval: 0, action)
     }
 
     /// Schedules `action` `delay` after the current virtual time (a negative delay means now).
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         core.insert(dueIn: Nanoseconds.delay(delay), interval: 0, action)
     }
 
     /// Schedules `action` at virtual time `date`, or now if `date` is past.
     @discardableResult
-    public func schedule(at date: Date, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "TestScheduler.schedule(at:)")
         return core.insert(dueAt: Nanoseconds.sinceEpoch(date), interval: 0, action)
     }
@@ -68,7 +68,7 @@ public final class TestScheduler: DateScheduler {
     /// Schedules a periodic action on virtual time (see ``DateScheduler/schedule(_:_:)``). The
     /// leeway is accepted and ignored: virtual time is never late.
     @discardableResult
-    public func schedule(_ schedule: PeriodicSchedule, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         switch schedule.start {
         case .after(let delay):
             core.insert(dueIn: Nanoseconds.delay(delay), interval: schedule.intervalNanoseconds, action)
@@ -190,7 +190,7 @@ private final class TestSchedulerCore: @unchecked Sendable {
     var nowNanoseconds: Int64 { state.withLock { $0.now } }
     var pendingCount: Int { state.withLock { $0.heap.count } }
 
-    func insert(dueIn delay: Int64, interval: Int64, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    func insert(dueIn delay: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in
             let timer = TestTimer(
                 core: self,
@@ -204,7 +204,7 @@ private final class TestSchedulerCore: @unchecked Sendable {
         }
     }
 
-    func insert(dueAt deadline: Int64, interval: Int64, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+    func insert(dueAt deadline: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in
             // A past date runs at `now`; a periodic one keeps the grid of its date.
             let due =
