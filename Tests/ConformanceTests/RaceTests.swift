@@ -41,17 +41,25 @@ struct Races {
         }
     }
 
-    @Test("No action starts after dispose() returned, while actions fire", arguments: SchedulerKind.deferred)
+    @Test(
+        "No action starts after a dispose() that found it pending returned, and one whose dispose() lost runs once, while actions fire",
+        arguments: SchedulerKind.deferred
+    )
     func noStartAfterDispose(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in
             let total = 2000
             let perWorker = total / 4
-            // Per action, whichever comes first wins: the action's first instruction marks it
-            // started (1), or the disposer, once dispose() has returned, marks it disposed (2). An
-            // action that finds 2 began after dispose() returned; one that started just before
-            // dispose() returned finds 0 and is fine, wherever it is when the disposer looks.
+            // The contract is about the claim, not the action's first instruction: a dispose() that
+            // found the action pending (it says so: `disposeReportingPending`) promises it never
+            // starts; one that lost found it claimed, and the action then runs once, perhaps only
+            // after dispose() returned (a timestamp in the action cannot tell the two apart). So a
+            // winning disposer marks the action (2) and an action that finds the mark started after
+            // a dispose that won; every action whose dispose lost must run.
             let actions = (0..<total).map { _ in RaceCell() }
             let lateStarts = Atomic<Int>(0)
+            let lostDisposes = Mutex<[Int]>([])
+            let unreported = Atomic<Int>(0)
+            let wonAfterStart = Atomic<Int>(0)
             let stop = Atomic<Bool>(false)
             var driver: Task<Void, Never>?
             if let testScheduler = harness.testScheduler {
@@ -80,8 +88,22 @@ struct Races {
                             actions[id].runs.add(1, ordering: .relaxed)
                         }
                         if isDisposed(id) {
-                            disposable.dispose()
-                            _ = actions[id].mark.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
+                            guard let reporting = disposable as? any DisposeOutcomeReporting else {
+                                unreported.add(1, ordering: .relaxed)
+                                disposable.dispose()
+                                continue
+                            }
+                            if reporting.disposeReportingPending() {
+                                let (marked, _) = actions[id].mark.compareExchange(
+                                    expected: 0,
+                                    desired: 2,
+                                    ordering: .acquiringAndReleasing
+                                )
+                                // The action had started, yet dispose() said it was still waiting.
+                                if !marked { wonAfterStart.add(1, ordering: .relaxed) }
+                            } else {
+                                lostDisposes.withLock { $0.append(id) }
+                            }
                         }
                     }
                 }
@@ -90,15 +112,18 @@ struct Races {
                 stop.store(true, ordering: .releasing)
             }
             await driver?.value
-            let kept = (0..<total).filter { !isDisposed($0) }
+            #expect(unreported.load(ordering: .relaxed) == 0, "disposables that do not report whether dispose() won")
+            let kept = (0..<total).filter { !isDisposed($0) } + lostDisposes.withLock { $0 }
             let allRan = await harness.eventually { kept.allSatisfy { actions[$0].runs.load(ordering: .relaxed) >= 1 } }
-            #expect(allRan, "an action that was not disposed never ran")
+            #expect(allRan, "an action that was not disposed, or whose dispose() lost, never ran")
             // Give a wrongly kept disposed action the time to start late.
             await harness.letTimePass(.milliseconds(5))
             let ranTwice = (0..<total).filter { actions[$0].runs.load(ordering: .relaxed) > 1 }
             #expect(ranTwice.isEmpty, "actions ran more than once: \(ranTwice.prefix(10))")
             let lateStartsValue = lateStarts.load(ordering: .relaxed)
-            #expect(lateStartsValue == 0, "\(lateStartsValue) actions started after dispose() returned")
+            #expect(lateStartsValue == 0, "\(lateStartsValue) actions started after a dispose() that won returned")
+            let wonAfterStartValue = wonAfterStart.load(ordering: .relaxed)
+            #expect(wonAfterStartValue == 0, "\(wonAfterStartValue) dispose() calls won against an action that had started")
         }
     }
 
