@@ -48,7 +48,7 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         @usableFromInline var sequence: UInt64
 
         /// Sequence numbers count up from 0 and never reach it.
-        @usableFromInline static var holeBit: UInt64 { 1 << 63 }
+        @inlinable static var holeBit: UInt64 { 1 << 63 }
 
         @inlinable init(_ reference: Unmanaged<Entry>, _ sequence: UInt64) {
             self.reference = reference
@@ -87,18 +87,18 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         }
     }
 
-    @usableFromInline static var levels: Int { 6 }
-    @usableFromInline static var slotsPerLevel: Int { 64 }
+    @inlinable static var levels: Int { 6 }
+    @inlinable static var slotsPerLevel: Int { 64 }
     /// log2 of a block's slots: 16 slots of 16 bytes, so that a bucket holding one timer costs
     /// 256 bytes, and a move still reads a block's deadlines (each a cache miss) in one pass of as
     /// many loads as a core keeps in flight. `refile(block:into:)`'s buffer has this size.
-    @usableFromInline static var blockShift: Int { 4 }
-    @usableFromInline package static var blockSize: Int { 1 << blockShift }
+    @inlinable static var blockShift: Int { 4 }
+    @inlinable package static var blockSize: Int { 1 << blockShift }
     /// Entries a level-0 bucket holds at most, four blocks: the rest of its tick goes to the heap,
     /// which they would reach within 64 ticks anyway. Kept at most `WheeledHeap.smallBucket`, so a
     /// full level-0 bucket still moves before its scheduler blocks (one wake-up, at the deadline),
     /// and a burst's level-0 move stays short.
-    @usableFromInline package static var levelZeroCapacity: Int { 4 * blockSize }
+    @inlinable package static var levelZeroCapacity: Int { 4 * blockSize }
 
     /// log2 of a level-0 slot's width in nanoseconds.
     @usableFromInline package let tickShift: Int

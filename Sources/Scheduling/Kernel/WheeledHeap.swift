@@ -16,11 +16,11 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     /// A bucket this small, starting within 64 ticks, moves into the heap in
     /// ``moveSmallBuckets(monotonicNow:)`` rather than costing a wake-up one tick early: a lone or
     /// periodic timer wakes its scheduler once, at its deadline.
-    @usableFromInline package static var smallBucket: Int { 64 }
+    @inlinable package static var smallBucket: Int { 64 }
 
     /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (tokio's), which makes six
     /// levels reach 2^56 ns; the note on issue 16 has the measurements that chose it.
-    @usableFromInline package static var defaultTickShift: Int { 20 }
+    @inlinable package static var defaultTickShift: Int { 20 }
 
     /// A store whose wheel moves big buckets `cascadeBudget` slots at a time (see
     /// `TimerWheel.Cascade`; `Int.max`, whole).
