@@ -26,14 +26,18 @@ package enum Nanoseconds {
     package static func of(_ duration: Duration) -> Int64 {
         let attoseconds = duration.attoseconds
         if attoseconds >= 0 {
-            // Every schedule call's case: one 128-by-64-bit `div` instead of the two calls into
-            // the runtime's 128-bit division that `/` and `%` on `Int128` make.
             let high = UInt64(truncatingIfNeeded: attoseconds >> 64)
-            // From 10^9 × 2^64 attoseconds on, the quotient needs more than 64 bits.
+            let low = UInt64(truncatingIfNeeded: attoseconds)
+            if high == 0 {
+                // Up to 18 s, most schedule calls: a 64-bit division by a constant, which compiles
+                // to a multiplication; the wider division below is a runtime call (`__udivti3`).
+                let quotient = low / 1_000_000_000
+                return Int64(quotient) + (low - quotient &* 1_000_000_000 > 0 ? 1 : 0)
+            }
+            // From 10^9 × 2^64 attoseconds on, the quotient needs more than 64 bits. One
+            // 128-by-64-bit division, not the two that `/` and `%` on `Int128` make.
             guard high < 1_000_000_000 else { return .max }
-            let (quotient, remainder) = UInt64(1_000_000_000).dividingFullWidth(
-                (high: high, low: UInt64(truncatingIfNeeded: attoseconds))
-            )
+            let (quotient, remainder) = UInt64(1_000_000_000).dividingFullWidth((high: high, low: low))
             guard quotient < UInt64(Int64.max) else { return .max }
             return Int64(quotient) + (remainder > 0 ? 1 : 0)
         }
