@@ -48,6 +48,26 @@ struct LoopWakeTests {
         #expect(await eventually { counter.value > during })
     }
 
+    /// Holds `loop` at the end of an iteration armed further out than the flush interval: not flushing,
+    /// nor keeping the arming of a look it flushed for. The hold is asked for from the loop thread, in a
+    /// batch, so the iteration held is the one that batch ends, never one that ended before it and has
+    /// not reported yet. An iteration still armed within the interval is let go: its look comes within
+    /// the interval, finds nothing and arms further out, which the next hold then sees. Returns whether
+    /// the loop is held so.
+    private static func holdArmedFarOut(_ loop: LoopScheduler, _ hold: FlushHold) async -> Bool {
+        for attempt in 0..<3 {
+            await onLoop(loop) { hold.holdNextIteration() }
+            #expect(await eventually { hold.held != nil }, "hold \(attempt): the iteration that asked for it was not held")
+            if let held = hold.held, !held.looksWithinFlushInterval { return true }
+            hold.letGo()
+            #expect(
+                await eventually { hold.latest.map { !$0.looksWithinFlushInterval } ?? false },
+                "hold \(attempt): the loop kept looking with nothing to flush"
+            )
+        }
+        return false
+    }
+
     @Test(
         "Timers at or after the armed wake-up and cancellations from another thread wake a loop that is not flushing once, a flushing one never; each look is armed within the flush interval and files them, and the flushing stops once none come",
         arguments: TimerDriverKind.all
@@ -66,29 +86,38 @@ struct LoopWakeTests {
             // Timers to cancel, two hours out; then the loop stops flushing and arms for its timers.
             let far = (0..<100).map { _ in loop.schedule(after: .seconds(7200)) {} }
             #expect(await eventually { loop.statistics.timersPending == 100 })
-            // A cancellation meets the promise the loop published last: not flushing (it wakes the loop
-            // once and asks it to flush) or, should the loop still be awake, awake (it waits for the
-            // loop's look before blocking, and starts no flushing). Each outcome is checked; the next
-            // cancellation tries again until one found the loop asleep and started the flushing.
-            var cancelled = 0
-            var wakesWhenFlushing: Int?
-            for attempt in 0..<5 where wakesWhenFlushing == nil {
-                #expect(await eventually { hold.latest.map { !$0.looksWithinFlushInterval } ?? false })
-                let wakesBefore = wakes.count
-                hold.holdNext()
-                far[cancelled].dispose()
-                cancelled += 1
-                let woke = wakes.count - wakesBefore
-                #expect(await eventually { hold.held != nil }, "attempt \(attempt): no iteration took the cancellation")
-                let flushes = try #require(hold.held).looksWithinFlushInterval
-                #expect(woke <= 1, "attempt \(attempt): one cancellation sent \(woke) wake-ups")
-                #expect(
-                    flushes == (woke == 1),
-                    "attempt \(attempt): \(woke == 1 ? "woken" : "taken awake"), the loop \(flushes ? "flushes" : "does not flush")"
-                )
-                if woke == 1 && flushes { wakesWhenFlushing = wakes.count } else { hold.letGo() }
-            }
-            let flushingWakes = try #require(wakesWhenFlushing, "no cancellation found the loop asleep in 5 tries")
+            // Each cancellation below meets a promise the test knows, because the test holds the loop thread
+            // while sending it: inside a batch (awake) or at the end of an iteration (its promise published).
+            // And the hold of the iteration that takes it is asked for only there: an iteration that ended
+            // earlier cannot be taken for it. (`timersPending` shows the far timers filed before the iteration
+            // that filed them has ended: a hold asked for then caught that iteration, published and armed far
+            // out, instead of the one that took the cancellation.)
+            try #require(await Self.holdArmedFarOut(loop, hold), "the loop was not held armed further out than the flush interval in 3 tries")
+            // Awake, from taking its queue until it publishes a promise: a cancellation waits for the loop's
+            // look before it blocks, wakes nothing and starts no flushing.
+            let gate = BatchGate()
+            defer { gate.letGo() }
+            gate.stop(loop)
+            hold.letGo()
+            #expect(await eventually { gate.isInside }, "the loop did not run the task that stops it")
+            var wakesBefore = wakes.count
+            hold.holdNext()
+            far[0].dispose()
+            #expect(wakes.count == wakesBefore, "a cancellation woke an awake loop")
+            gate.letGo()
+            #expect(await eventually { hold.held != nil }, "no iteration took the cancellation sent to the awake loop")
+            #expect(!(try #require(hold.held).looksWithinFlushInterval), "taken awake, the loop flushes")
+            // Held at the end of that iteration: not flushing, armed far out. A cancellation wakes the loop
+            // once and asks it to flush.
+            wakesBefore = wakes.count
+            hold.holdNext()
+            far[1].dispose()
+            #expect(wakes.count == wakesBefore + 1, "a cancellation sent \(wakes.count - wakesBefore) wake-ups to a loop armed far out")
+            hold.letGo()
+            #expect(await eventually { hold.held != nil }, "no iteration took the cancellation that woke the loop")
+            #expect(try #require(hold.held).looksWithinFlushInterval, "woken, the loop does not flush")
+            let cancelled = 2
+            let flushingWakes = wakes.count
             let rounds = 5
             for round in 0..<rounds {
                 #expect(await eventually { hold.held != nil }, "round \(round): no iteration took the items")
@@ -393,8 +422,14 @@ final class CountingWaker: LoopWaker {
 
 /// A metrics delegate that records each iteration's end and the wake-up it armed (read on the loop
 /// thread), and, once asked, holds the loop at the end of the next iteration that took items from
-/// other threads (a timer filed or removed) until the test lets it go. Held there, the loop has armed
-/// its driver and published its promise, and cannot look at its queue again.
+/// other threads (a timer filed or removed), or of the next iteration at all, until the test lets it
+/// go. Held there, the loop has armed its driver and published its promise, and cannot look at its
+/// queue again.
+///
+/// An iteration reports here only as it ends, after it published its promise: asked for from another
+/// thread, the hold may catch an iteration that had taken its items before the test sent its own.
+/// Asked for while the loop thread is stopped where the test knows (held here, or inside a batch), it
+/// catches the iteration the test means.
 private final class FlushHold: LoopSchedulerMetricsDelegate {
     struct Iteration: Sendable {
         var end: Int64
@@ -403,8 +438,17 @@ private final class FlushHold: LoopSchedulerMetricsDelegate {
         var looksWithinFlushInterval: Bool { armed.map { $0 <= end + LoopCore.flushInterval } ?? false }
     }
 
+    /// Which iteration to hold next.
+    private enum Trigger {
+        case none
+        /// The next one that took items.
+        case tookItems
+        /// The next one.
+        case any
+    }
+
     private struct State {
-        var holdNext = false
+        var holdNext = Trigger.none
         var held: Iteration?
         var latest: Iteration?
         var pending = 0
@@ -420,7 +464,10 @@ private final class FlushHold: LoopSchedulerMetricsDelegate {
         armedDeadline.withLock { $0 = { [weak loop] in loop?.core.timers.armedDeadline } }
     }
 
-    func holdNext() { state.withLock { $0.holdNext = true } }
+    func holdNext() { state.withLock { $0.holdNext = .tookItems } }
+    /// Holds the iteration that ends next, whatever it took: called on the loop thread, in a batch,
+    /// that is the iteration the batch belongs to.
+    func holdNextIteration() { state.withLock { $0.holdNext = .any } }
     var held: Iteration? { state.withLock { $0.held } }
     var latest: Iteration? { state.withLock { $0.latest } }
 
@@ -434,7 +481,7 @@ private final class FlushHold: LoopSchedulerMetricsDelegate {
 
     /// Holds no more iterations and lets a held one go: shutdown needs the loop thread.
     func stopHolding() {
-        state.withLock { $0.holdNext = false }
+        state.withLock { $0.holdNext = .none }
         letGo()
     }
 
@@ -445,12 +492,40 @@ private final class FlushHold: LoopSchedulerMetricsDelegate {
             let tookItems = info.disposedBeforeRun > 0 || info.timersPending != state.pending
             state.pending = info.timersPending
             state.latest = iteration
-            guard state.holdNext, tookItems else { return false }
-            state.holdNext = false
+            switch state.holdNext {
+            case .none: return false
+            case .tookItems: guard tookItems else { return false }
+            case .any: break
+            }
+            state.holdNext = .none
             state.held = iteration
             return true
         }
         if holds { release.wait() }
+    }
+}
+
+/// Stops the loop thread inside a batch, where the loop is awake (it has taken its queue and
+/// publishes no promise before it prepares to block), until the test lets it go.
+private final class BatchGate: Sendable {
+    private let inside = Atomic<Bool>(false)
+    private let released = Atomic<Bool>(false)
+    /// Blocks the loop thread (not the test's) until the test lets it go.
+    private let release = DispatchSemaphore(value: 0)
+
+    /// Sends the task that stops the loop; ``isInside`` once it has.
+    func stop(_ loop: LoopScheduler) {
+        loop.schedule { [self] in
+            inside.store(true, ordering: .releasing)
+            release.wait()
+        }
+    }
+
+    var isInside: Bool { inside.load(ordering: .acquiring) }
+
+    /// Lets the loop go on; once, however often it is called.
+    func letGo() {
+        if !released.exchange(true, ordering: .acquiringAndReleasing) { release.signal() }
     }
 }
 
