@@ -76,7 +76,7 @@ extension DispatchQueueScheduler {
             interval: interval,
             leeway: schedule.leewayNanoseconds,
             owner: self,
-            action
+            consume action
         )
     }
 }

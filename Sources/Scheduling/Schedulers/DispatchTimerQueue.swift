@@ -78,7 +78,7 @@ package final class DispatchTimerQueue: Sendable {
         interval: Int64,
         leeway: Int64,
         owner: any Scheduler,
-        _ action: @escaping @Sendable () -> Void
+        _ action: __owned @escaping @Sendable () -> Void
     ) -> any Disposable {
         let timer = QueueTimer(
             timers: self,
@@ -87,7 +87,7 @@ package final class DispatchTimerQueue: Sendable {
             wall: wall,
             grid: PeriodicGrid(origin: deadline, interval: interval),
             leeway: leeway,
-            action: action
+            action: consume action
         )
         return add(timer)
     }

@@ -27,7 +27,7 @@ public final class SubscriptionScheduler: DateScheduler {
     /// otherwise schedules it on ``background``.
     @discardableResult
     public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        guard Schedulers.current != nil else { return background.schedule(action) }
+        guard Schedulers.current != nil else { return background.schedule(consume action) }
         action()
         return Disposables.disposed
     }
@@ -35,19 +35,19 @@ public final class SubscriptionScheduler: DateScheduler {
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
     public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        target.schedule(after: delay, action)
+        target.schedule(after: delay, consume action)
     }
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
     public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "SubscriptionScheduler.schedule(at:)")
-        return target.schedule(at: date, action)
+        return target.schedule(at: date, consume action)
     }
 
     /// Schedules on the current date scheduler, or on ``background``.
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        target.schedule(schedule, action)
+        target.schedule(schedule, consume action)
     }
 }
