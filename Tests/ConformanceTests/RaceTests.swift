@@ -57,7 +57,8 @@ struct Races {
             // a dispose that won; every action whose dispose lost must run.
             let actions = (0..<total).map { _ in RaceCell() }
             let lateStarts = Atomic<Int>(0)
-            let lostDisposes = Mutex<[Int]>([])
+            // A pthread lock, not `Mutex`: the thread sanitizer sees it (see `LockedValue`).
+            let lostDisposes = LockedValue<[Int]>([])
             let unreported = Atomic<Int>(0)
             let wonAfterStart = Atomic<Int>(0)
             let stop = Atomic<Bool>(false)
