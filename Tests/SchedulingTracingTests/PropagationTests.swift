@@ -5,7 +5,6 @@ import Instrumentation
 import LoopScheduling
 import Scheduling
 import SchedulingTracing
-import Synchronization
 import Testing
 
 /// `ServiceContext` from the `schedule` call into the action, on every scheduler kind. Each test
@@ -75,7 +74,7 @@ struct PropagationTests {
     func everyTickRunsInItsTimersSchedulingContext(_ kind: TracedKind) async throws {
         try await observe(kind) { scheduler, probe, sightings in
             let traced = scheduler.dateBase.propagatingServiceContext()
-            let timers = Mutex<[any Disposable]>([])
+            let timers = LockedValue<[any Disposable]>([])
             let interval = Duration.milliseconds(5)
             let a = probe.inSpan("A") {
                 let timer = traced.schedule(after: interval, repeatingEvery: interval) { probe.record("A") }
@@ -108,8 +107,8 @@ struct PropagationTests {
     func everyRunOfARecursionRunsInTheSchedulingContext(_ kind: TracedKind) async throws {
         try await observe(kind) { scheduler, probe, sightings in
             let traced = wrapper(scheduler)
-            let runs = Mutex(0)
-            let recursion = Mutex<(any Disposable)?>(nil)
+            let runs = LockedValue(0)
+            let recursion = LockedValue<(any Disposable)?>(nil)
             let request = probe.inSpan("request") {
                 let disposable = traced.scheduleRecursive { reschedule in
                     probe.record()
