@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LoopSchedulingTestSupport
 import Scheduling
@@ -56,19 +55,14 @@ struct LoopExecutorTests {
         let loop = try LoopScheduler(name: "fifo-jobs")
         let bound = LoopBound(loop: loop)
         let order = LockedValue<[String]>([])
-        let gate = DispatchSemaphore(value: 0)
-        await withCheckedContinuation { blocked in
-            loop.schedule {  // hold the loop so everything below queues up
-                blocked.resume()
-                gate.wait()
-            }
-        }
+        let gate = SchedulerGate()
+        await gate.hold(loop)  // hold the loop so everything below queues up
         loop.schedule { order.withLock { $0.append("task 1") } }
         let job = Task { await bound.log("job", into: order) }
         // The job is queued once the task reached the actor's executor: wait for that, not a sleep.
         #expect(await eventually { loop.core.remote.count == 2 })
         loop.schedule { order.withLock { $0.append("task 2") } }
-        gate.signal()
+        gate.letGo()
         await job.value
         #expect(await eventually { order.withLock { $0.count } == 3 })
         #expect(order.withLock { $0 } == ["task 1", "job", "task 2"])

@@ -81,9 +81,9 @@ struct LoopLifecycleTests {
     @Test("Accepted tasks still run at shutdown; timers are disposed and never run")
     func shutdownRunsAcceptedWork() async throws {
         let loop = try LoopScheduler(name: "drain")
-        let gate = DispatchSemaphore(value: 0)
+        let gate = SchedulerGate()
         let log = LockedValue<[String]>([])
-        loop.schedule { gate.wait() }
+        gate.close(loop)
         let task = loop.schedule { log.withLock { $0.append("task") } }
         let timer = loop.schedule(after: .zero) { log.withLock { $0.append("timer") } }
         let periodic = loop.schedule(after: .zero, repeatingEvery: .milliseconds(1)) {
@@ -93,7 +93,7 @@ struct LoopLifecycleTests {
         let shutdown = Task { await onOwnThread { loop.shutdown() } }
         // Give shutdown() time to begin, then release the loop.
         #expect(await eventually { loop.core.lifecycle.state != .open })
-        gate.signal()
+        gate.letGo()
         await shutdown.value
         #expect(log.withLock { $0 } == ["task"])
         #expect(!task.isDisposed)

@@ -1,4 +1,3 @@
-import Dispatch
 import Scheduling
 import Synchronization
 import LoopSchedulingTestSupport
@@ -101,15 +100,10 @@ struct LoopRecyclingTests {
         let loop = try LoopScheduler(name: "give-back")
         await shuttingDown(loop) {
             // A remote burst: the loop is held in a task while this thread queues 10,000 more.
-            let release = DispatchSemaphore(value: 0)
-            await withCheckedContinuation { entered in
-                loop.schedule {
-                    entered.resume()
-                    release.wait()
-                }
-            }
+            let gate = SchedulerGate()
+            await gate.hold(loop)
             for _ in 0..<10_000 { loop.schedule {} }
-            release.signal()
+            gate.letGo()
             // On-loop bursts: 5,000 tasks, and 2,000 timers that fire (their entries become spares).
             let fired = Atomic<Int>(0)
             await onLoop(loop) {

@@ -36,12 +36,6 @@ final class PrepareHook: LoopSchedulerMetricsDelegate {
     }
 }
 
-/// Counts the wake-ups a ``RemoteQueue`` sends, for the unit test of its decisions.
-final class CountingWaker: LoopWaker {
-    let wakes = LockedValue(0)
-    func wake() { wakes.withLock { $0 += 1 } }
-}
-
 /// A metrics delegate that records each iteration's end and the wake-up it armed (read on the loop
 /// thread), and, once asked, holds the loop at the end of the next iteration that took items from
 /// other threads (a timer filed or removed), or of the next iteration at all, until the test lets it
@@ -127,37 +121,14 @@ final class FlushHold: LoopSchedulerMetricsDelegate {
     }
 }
 
-/// Stops the loop thread inside a batch, where the loop is awake (it has taken its queue and
-/// publishes no promise before it prepares to block), until the test lets it go.
-final class BatchGate: Sendable {
-    private let inside = Atomic<Bool>(false)
-    private let released = Atomic<Bool>(false)
-    /// Blocks the loop thread (not the test's) until the test lets it go.
-    private let release = DispatchSemaphore(value: 0)
-
-    /// Sends the task that stops the loop; ``isInside`` once it has.
-    func stop(_ loop: LoopScheduler) {
-        loop.schedule { [self] in
-            inside.store(true, ordering: .releasing)
-            release.wait()
-        }
-    }
-
-    var isInside: Bool { inside.load(ordering: .acquiring) }
-
-    /// Lets the loop go on; once, however often it is called.
-    func letGo() {
-        if !released.exchange(true, ordering: .acquiringAndReleasing) { release.signal() }
-    }
-}
-
-/// Counts the wake-ups a loop's ``RemoteQueue`` sends, and passes each on to the loop.
+/// Counts the wake-ups a ``RemoteQueue`` sends, and passes each on to the loop, if there is one
+/// (the queue's unit test has none).
 final class WakeCounter: LoopWaker {
     private let wakes = Atomic<Int>(0)
     /// The loop's handles live until the loop closed; nothing is sent after that.
-    private unowned let target: any LoopWaker
+    private unowned let target: (any LoopWaker)?
 
-    init(forwardingTo target: any LoopWaker) {
+    init(forwardingTo target: (any LoopWaker)? = nil) {
         self.target = target
     }
 
@@ -165,6 +136,6 @@ final class WakeCounter: LoopWaker {
 
     func wake() {
         wakes.add(1, ordering: .relaxed)
-        target.wake()
+        target?.wake()
     }
 }

@@ -96,9 +96,9 @@ struct LoopWakeTests {
             try #require(await Self.holdArmedFarOut(loop, hold), "the loop was not held armed further out than the flush interval in 3 tries")
             // Awake, from taking its queue until it publishes a promise: a cancellation waits for the loop's
             // look before it blocks, wakes nothing and starts no flushing.
-            let gate = BatchGate()
+            let gate = SchedulerGate()
             defer { gate.letGo() }
-            gate.stop(loop)
+            gate.close(loop)
             hold.letGo()
             #expect(await eventually { gate.isInside }, "the loop did not run the task that stops it")
             var wakesBefore = wakes.count
@@ -273,10 +273,9 @@ struct LoopWakeTests {
     @Test("The remote queue's wake-up decisions: which items wake the loop, ask it to flush, or wait, and the bound")
     func wakeDecisions() {
         let queue = RemoteQueue()
-        let waker = CountingWaker()
-        queue.setWaker(waker)
+        let wakes = WakeCounter()
+        queue.setWaker(wakes)
         queue.lifecycle.started()
-        let wakes = waker.wakes
         func submit(_ item: LoopItem) {
             #expect(queue.submit(item))
         }
@@ -297,11 +296,11 @@ struct LoopWakeTests {
         // Not flushing: a covered timer or a cancellation wakes the loop and asks for flushing.
         publish(.init(armedDeadline: armedAt, isFlushing: false))
         submit(.cancelled(timer(5 * armedAt)))
-        #expect(wakes.withLock { $0 } == 1)
+        #expect(wakes.count == 1)
         #expect(take() == (1, true))
         publish(.init(armedDeadline: armedAt, isFlushing: false))
         submit(.work(timer(armedAt)))
-        #expect(wakes.withLock { $0 } == 2)
+        #expect(wakes.count == 2)
         #expect(take() == (1, true))
 
         // Flushing: covered timers and cancellations (any kind) wait; the rest wake, not flush.
@@ -309,38 +308,38 @@ struct LoopWakeTests {
         submit(.work(timer(armedAt)))
         submit(.cancelled(timer(armedAt + 1)))
         submit(.cancelled(PeriodicLoopTimer(core: nil, deadline: 0, isWall: false, interval: 1, leeway: 0) { _ in }))
-        #expect(wakes.withLock { $0 } == 2)
+        #expect(wakes.count == 2)
         submit(.work(timer(armedAt - 1)))
-        #expect(wakes.withLock { $0 } == 3)
+        #expect(wakes.count == 3)
         // Queued behind a pending wake-up: nothing more to send.
         submit(.work(LoopWork(action: {})))
-        #expect(wakes.withLock { $0 } == 3)
+        #expect(wakes.count == 3)
         #expect(take() == (5, true))
         for item in [LoopItem.work(timer(2 * armedAt, wall: true)), .work(LoopWork(action: {}))] {
             publish(.init(armedDeadline: armedAt, isFlushing: true))
-            let before = wakes.withLock { $0 }
+            let before = wakes.count
             submit(item)
-            #expect(wakes.withLock { $0 } == before + 1)
+            #expect(wakes.count == before + 1)
             #expect(take().stragglers == false)
         }
 
         // Awake: timers and cancellations wait for the loop's look before it blocks; no flushing.
         _ = take()
-        let before = wakes.withLock { $0 }
+        let before = wakes.count
         submit(.work(timer(0)))
         submit(.cancelled(timer(0)))
-        #expect(wakes.withLock { $0 } == before)
+        #expect(wakes.count == before)
         var batch: [LoopItem] = []
         #expect(queue.publish(.init(armedDeadline: armedAt, isFlushing: true), orTakeInto: &batch))
         #expect(batch.count == 2)
 
         // The bound: the deferredLimit-th item in a row left without a wake-up wakes the loop.
         publish(.init(armedDeadline: armedAt, isFlushing: true))
-        let start = wakes.withLock { $0 }
+        let start = wakes.count
         for _ in 0..<(RemoteQueue.deferredLimit - 1) { submit(.cancelled(timer(2 * armedAt))) }
-        #expect(wakes.withLock { $0 } == start)
+        #expect(wakes.count == start)
         submit(.cancelled(timer(2 * armedAt)))
-        #expect(wakes.withLock { $0 } == start + 1)
+        #expect(wakes.count == start + 1)
         #expect(take() == (RemoteQueue.deferredLimit, true))
     }
 

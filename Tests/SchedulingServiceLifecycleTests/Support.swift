@@ -1,5 +1,4 @@
 #if ServiceLifecycle
-import Dispatch
 import Foundation
 import LoopScheduling
 import LoopSchedulingTestSupport
@@ -29,7 +28,7 @@ func refusesWork(_ loop: LoopScheduler) -> Bool {
 /// What a loop looked like when its service ended: probes armed before `run()`.
 final class ShutdownProbe: Sendable {
     let loop: LoopScheduler
-    private let gate = DispatchSemaphore(value: 0)
+    private let gate = SchedulerGate()
     private let acceptedRan = LockedValue(false)
     private let timerRan = LockedValue(false)
     private let timer: any Disposable
@@ -42,12 +41,12 @@ final class ShutdownProbe: Sendable {
         let gate = self.gate
         let acceptedRan = self.acceptedRan
         let timerRan = self.timerRan
-        loop.schedule { gate.wait() }
+        gate.close(loop)
         loop.schedule { acceptedRan.withLock { $0 = true } }
         timer = loop.schedule(after: .seconds(3600)) { timerRan.withLock { $0 = true } }
         Task {
             _ = await eventually { refusesWork(loop) }
-            gate.signal()
+            gate.letGo()
         }
     }
 
