@@ -199,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SchedulingWorkloadsTests",
-            dependencies: ["SchedulingWorkloads", "Scheduling"],
+            dependencies: ["SchedulingWorkloads", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -7,6 +7,8 @@
 #   (cd Benchmarks && swift build -c release --product floor-cli)
 #   Benchmarks/timer-targets.sh .build/release/loopsched [another loopsched ...]
 #
+# Beside the floor, the cancel-heavy rows also print `loopsched bound` (the first binary's): the
+# same workloads with no timer store, the harness's own cost, which no scheduler goes below.
 # Default process, as users run it; quiet machine wanted (nothing else building).
 set -u
 floor="$(dirname "$0")/.build/release/floor-cli"
@@ -30,6 +32,8 @@ sizes() {
         echo "### $workload n=$n"
         "$floor" "$floor_workload" "$n" fifo
         "$floor" "$floor_workload" "$n" random
+        echo "no store (loopsched bound):"
+        "${binaries[0]}" bound --n "$n" | grep "^$workload "
         for binary in "${binaries[@]}"; do
             echo "$binary:"
             "$binary" bench --workload "$workload" --n "$n" --repetitions 1 2>&1 | grep -A"$lines" "^$workload" | head -$((lines + 1))

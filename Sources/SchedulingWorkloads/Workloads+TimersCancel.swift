@@ -1,3 +1,4 @@
+import Scheduling
 import Synchronization
 
 /// What one order of `timers-cancel` measured.
@@ -66,6 +67,32 @@ extension Workloads {
         system.roundTrip()
         let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
         for timer in timers { system.cancel(timer) }
+        system.roundTrip()
+        return perTimer
+    }
+
+    /// `pending-memory` for handler timers (what `sleep`, `withTimeout` and ticks schedule): heap
+    /// bytes per pending timer with `n` pending an hour out on `system`'s scheduler, all with one
+    /// shared handler, so the figure is the scheduler's own (a sleep adds its handler object), then
+    /// all cancelled. `strayFires` counts handlers that ran.
+    public static func pendingHandlerMemory(
+        _ system: SchedulerSystem,
+        _ n: Int,
+        harness: TimerHarness,
+        strayFires: Tally
+    ) -> Double {
+        if harness.trimsHeap { Measure.trimHeap() }
+        system.roundTrip()
+        let handler = CountingHandler(tally: strayFires)
+        var timers: [any Disposable] = []
+        timers.reserveCapacity(n)
+        let baseline = Measure.heapBytesInUse()
+        for _ in 0..<n {
+            timers.append(system.scheduler.schedule(after: .seconds(3_600), leeway: .zero, handler: handler))
+        }
+        system.roundTrip()
+        let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
+        for timer in timers { timer.dispose() }
         system.roundTrip()
         return perTimer
     }

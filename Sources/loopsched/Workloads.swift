@@ -46,7 +46,7 @@ enum Workload: String, CaseIterable, Codable {
         case .timersCancel: "n timers 30 s out, all cancelled (FIFO, then random order)"
         case .periodicDrift: "a 10 ms periodic timer for n ticks"
         case .lateness: "n timers uniform in [0, 2 s]; lateness of those due after the burst"
-        case .pendingMemory: "bytes per pending timer with n pending"
+        case .pendingMemory: "bytes per pending timer with n pending (closure timers, then handler timers)"
         case .timeoutsChurn: "n pending 30 s timeouts; 1M ops each cancel one (oldest, then random) and schedule one"
         }
     }
@@ -142,6 +142,12 @@ enum Workload: String, CaseIterable, Codable {
             target,
             n,
             harness: .loopsched.countingStrayFires(in: fired)
+        )
+        sample.metrics["bytes/handler timer"] = Workloads.pendingHandlerMemory(
+            target,
+            n,
+            harness: .loopsched,
+            strayFires: fired
         )
         if fired.count > 0 { sample.failures.append("\(fired.count) pending timers fired") }
     }

@@ -1,3 +1,5 @@
+import LoopScheduling
+import LoopSchedulingTestSupport
 import Scheduling
 @_spi(Workloads) import SchedulingWorkloads
 import Testing
@@ -19,6 +21,22 @@ struct WorkloadBookkeepingTests {
         _ = Workloads.pendingMemory(system, 5, harness: .benchmarks)
         #expect(system.scheduled == 5)
         #expect(system.cancelled == [0, 1, 2, 3, 4])
+    }
+
+    @Test("pending-memory's handler timers are all cancelled again, and none fires")
+    func pendingHandlerMemoryCancelsAll() async throws {
+        let loop = try LoopScheduler(name: "handler-memory")
+        let strayFires = Tally()
+        let pending = await onOwnThread {
+            let system = SchedulerSystem(loop: loop)
+            _ = Workloads.pendingHandlerMemory(system, 1_000, harness: .benchmarks, strayFires: strayFires)
+            // The statistics the loop publishes once the iteration that took the cancellations ends.
+            AsyncBridge.roundTripAndIteration(loop)
+            return loop.statistics.timersPending
+        }
+        await loop.shutdown()
+        #expect(pending == 0)
+        #expect(strayFires.count == 0)
     }
 
     @Test("loopsched's harness counts a timer that fires although it was meant to be cancelled")
