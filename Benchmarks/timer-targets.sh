@@ -9,7 +9,8 @@
 #
 # Beside the floor, the cancel-heavy rows also print `loopsched bound` (the first binary's): the
 # same workloads with no timer store, the harness's own cost, which no scheduler goes below.
-# Default process, as users run it; quiet machine wanted (nothing else building).
+# Default process, as users run it (the last section shows one malloc tunable beside); quiet
+# machine wanted (nothing else building).
 set -u
 floor="$(dirname "$0")/.build/release/floor-cli"
 [ -x "$floor" ] || { echo "build floor-cli first (see the header)" >&2; exit 1; }
@@ -43,3 +44,16 @@ sizes() {
 binaries=("$@")
 sizes cancel timers-cancel 1
 sizes churn timeouts-churn 2
+
+# Shown beside, never the headline: the same random rows with glibc's malloc asked to back its
+# large mappings with transparent huge pages (the tunable, no code change). At millions pending a
+# random cancel is a walk of page tables as much as a cache miss; this says how much of it.
+echo "### beside: GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+for n in 1000000 10000000; do
+    echo "### huge pages n=$n"
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$floor" cancel "$n" random
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$floor" churn "$n" random
+    echo "${binaries[0]}:"
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "${binaries[0]}" bench --workload timers-cancel \
+        --workload timeouts-churn --n "$n" --repetitions 1 2>&1 | grep "random"
+done
