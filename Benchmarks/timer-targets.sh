@@ -46,8 +46,8 @@ sizes cancel timers-cancel 1
 sizes churn timeouts-churn 2
 
 # Shown beside, never the headline: the same random rows with glibc's malloc asked to back its
-# large mappings with transparent huge pages (the tunable, no code change). At millions pending a
-# random cancel is a walk of page tables as much as a cache miss; this says how much of it.
+# large mappings with transparent huge pages (the tunable, no code change): whether page-table
+# walks are part of what a random cancel costs at millions pending.
 echo "### beside: GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
 for n in 1000000 10000000; do
     echo "### huge pages n=$n"
