@@ -56,19 +56,13 @@ extension Workloads {
         _ n: Int,
         harness: TimerHarness
     ) -> Double {
-        if harness.trimsHeap { Measure.trimHeap() }
-        system.roundTrip()
-        var timers: [System.TimerHandle] = []
-        timers.reserveCapacity(n)
-        let baseline = Measure.heapBytesInUse()
-        for _ in 0..<n {
-            timers.append(harness.neverFiring(system, afterNanoseconds: 3_600_000_000_000))
-        }
-        system.roundTrip()
-        let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
-        for timer in timers { system.cancel(timer) }
-        system.roundTrip()
-        return perTimer
+        bytesPerPending(
+            n,
+            harness: harness,
+            roundTrip: system.roundTrip,
+            arm: { harness.neverFiring(system, afterNanoseconds: 3_600_000_000_000) },
+            cancel: system.cancel
+        )
     }
 
     /// `pending-memory` for handler timers (what `sleep`, `withTimeout` and ticks schedule): heap
@@ -81,19 +75,37 @@ extension Workloads {
         harness: TimerHarness,
         strayFires: Tally
     ) -> Double {
-        if harness.trimsHeap { Measure.trimHeap() }
-        system.roundTrip()
         let handler = CountingHandler(tally: strayFires)
-        var timers: [any Disposable] = []
+        return bytesPerPending(
+            n,
+            harness: harness,
+            roundTrip: system.roundTrip,
+            arm: { system.scheduler.schedule(after: .seconds(3_600), leeway: .zero, handler: handler) },
+            cancel: { $0.dispose() }
+        )
+    }
+
+    /// Both `pending-memory` figures: heap bytes that `n` timers made by `arm` hold once the
+    /// scheduler took them in (the array of handles made before the baseline), then each given to
+    /// `cancel` and the scheduler given a round trip to drop them.
+    @inlinable
+    static func bytesPerPending<Handle>(
+        _ n: Int,
+        harness: TimerHarness,
+        roundTrip: () -> Void,
+        arm: () -> Handle,
+        cancel: (Handle) -> Void
+    ) -> Double {
+        if harness.trimsHeap { Measure.trimHeap() }
+        roundTrip()
+        var timers: [Handle] = []
         timers.reserveCapacity(n)
         let baseline = Measure.heapBytesInUse()
-        for _ in 0..<n {
-            timers.append(system.scheduler.schedule(after: .seconds(3_600), leeway: .zero, handler: handler))
-        }
-        system.roundTrip()
+        for _ in 0..<n { timers.append(arm()) }
+        roundTrip()
         let perTimer = Double(Measure.heapBytesInUse() - baseline) / Double(n)
-        for timer in timers { timer.dispose() }
-        system.roundTrip()
+        for timer in timers { cancel(timer) }
+        roundTrip()
         return perTimer
     }
 }

@@ -29,9 +29,7 @@ struct Bound: ParsableCommand {
         let harness = TimerHarness.loopsched.countingStrayFires(in: fired)
         print("workload        n           metric            no store")
         for size in n {
-            var generator = SplitMix(seed: seed)
-            let randomOrder = Array(0..<size).shuffled(using: &generator)
-            for (label, order) in [("fifo", Array(0..<size)), ("random", randomOrder)] {
+            for (label, order) in Workload.cancelOrders(size, seed: seed) {
                 let run = Workloads.timersCancel(system, order: order, harness: harness)
                 row("timers-cancel", size, "ns/pair \(label)", run.nanosecondsPerPair)
             }
@@ -40,7 +38,7 @@ struct Bound: ParsableCommand {
                     system,
                     pending: size,
                     random: random,
-                    generator: SplitMix(seed: 7),
+                    generator: Workload.churnGenerator,
                     harness: harness
                 )
                 row("timeouts-churn", size, random ? "ns/op random" : "ns/op fifo", run.nanosecondsPerOperation)

@@ -89,11 +89,20 @@ enum Workload: String, CaseIterable, Codable {
         if run.early > 0 { sample.failures.append("\(run.early) timers fired early") }
     }
 
+    /// `timers-cancel`'s two orders of `n` timers, labelled: FIFO, then shuffled by `seed` (what
+    /// `loopsched bound` runs too, so its figures sit beside these).
+    static func cancelOrders(_ n: Int, seed: UInt64) -> [(label: String, order: [Int])] {
+        var generator = SplitMix(seed: seed)
+        return [("fifo", Array(0..<n)), ("random", Array(0..<n).shuffled(using: &generator))]
+    }
+
+    /// The generator of `timeouts-churn`'s random picks, the same for every scheduler and for
+    /// `loopsched bound`.
+    static var churnGenerator: SplitMix { SplitMix(seed: 7) }
+
     private static func timersCancel(_ target: SchedulerSystem, _ n: Int, seed: UInt64, into sample: inout Sample) {
         let fired = Tally()
-        var generator = SplitMix(seed: seed)
-        let randomOrder = Array(0..<n).shuffled(using: &generator)
-        for (label, order) in [("fifo", Array(0..<n)), ("random", randomOrder)] {
+        for (label, order) in cancelOrders(n, seed: seed) {
             let run = Workloads.timersCancel(target, order: order, harness: .loopsched.countingStrayFires(in: fired))
             sample.metrics["ns/pair \(label)"] = run.nanosecondsPerPair
             if label == "fifo" {
@@ -164,7 +173,7 @@ enum Workload: String, CaseIterable, Codable {
                 target,
                 pending: n,
                 random: random,
-                generator: SplitMix(seed: 7),
+                generator: churnGenerator,
                 harness: .loopsched.countingStrayFires(in: fired)
             )
             sample.metrics[random ? "ns/op random" : "ns/op fifo"] = run.nanosecondsPerOperation
