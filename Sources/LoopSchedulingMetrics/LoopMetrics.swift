@@ -41,13 +41,17 @@ import Scheduling
 ///   per iteration.
 ///
 /// The metric objects are made once per loop name, on the first iteration of that loop, and
-/// reused: an iteration allocates nothing and looks nothing up in a dictionary (a lock-free scan
-/// of the names seen so far, newest first; the loop's own name matches by string identity).
-/// Loops that share a name share their metrics (their counters add up;
-/// the Gauge shows whichever reported last). Metrics are not destroyed when a loop shuts down:
-/// the counters keep their totals for the program's life, as swift-metrics backends expect.
+/// reused: an iteration allocates nothing. Loops that share a name share their metrics (their
+/// counters add up; the Gauge shows whichever reported last). Metrics are not destroyed when a
+/// loop shuts down: the counters keep their totals for the program's life, as swift-metrics
+/// backends expect.
 ///
 /// Called on each loop's thread, concurrently for the loops of a group: thread-safe.
+///
+/// ## Implementation
+///
+/// An iteration looks nothing up in a dictionary: it scans the names seen so far, newest first,
+/// without a lock, and the loop's own name matches by string identity.
 public final class LoopMetrics: LoopSchedulerMetricsDelegate {
     /// The label prefix used unless the initializer is given another: `loop_scheduler_`.
     public static let defaultPrefix = "loop_scheduler_"

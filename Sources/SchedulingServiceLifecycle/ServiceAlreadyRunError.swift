@@ -3,8 +3,8 @@
 /// ``LoopScheduling/LoopSchedulerGroup`` service that was run before (or is running now).
 ///
 /// A loop runs as a service once: its `run()` shuts it down on the way out, and a shut-down loop
-/// cannot run again. Two `run()` calls racing each other are ordered by a lock: exactly one of them
-/// runs, and the other throws this at once, without touching the loops.
+/// cannot run again. Of two `run()` calls racing each other, exactly one runs, and the other
+/// throws this at once, without touching the loops.
 public struct ServiceAlreadyRunError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The service that was run twice, such as `LoopScheduler "io-0"`.
     public let service: String

@@ -17,7 +17,7 @@ public struct SchedulerSystem: WorkloadSystem {
 
     /// A loop, shut down with the system.
     public init(loop: LoopScheduler) {
-        self.init(scheduler: loop) { loop.shutdown() }
+        self.init(scheduler: loop) { loop.syncShutdown() }
     }
 
     /// A queue (nothing to shut down).

@@ -57,7 +57,7 @@ struct ScriptRunner {
         switch kind {
         case .loop:
             let loop = try LoopScheduler(name: "crosscheck")
-            defer { loop.shutdown() }
+            defer { loop.syncShutdown() }
             return drive(
                 script,
                 on: loop,

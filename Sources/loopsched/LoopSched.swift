@@ -7,7 +7,7 @@ struct LoopSched: ParsableCommand {
         commandName: "loopsched",
         abstract: "Runs timer-heavy workloads on LoopScheduler and the Dispatch schedulers side by side, "
             + "and cross-checks their behaviour.",
-        subcommands: [Bench.self, Crosscheck.self, Bound.self],
+        subcommands: [Bench.self, Crosscheck.self, Bound.self, LostTimer.self],
         defaultSubcommand: Bench.self
     )
 }

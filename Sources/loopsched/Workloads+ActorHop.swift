@@ -12,7 +12,7 @@ extension AsyncWorkload {
         switch system {
         case .loop:
             let loop = try makeLoop(driver)
-            defer { loop.shutdown() }
+            defer { loop.syncShutdown() }
             return hops(to: PinnedCounter(on: loop), n, preferring: loop, home: loop)
         case .queue:
             let queue = makeQueue()

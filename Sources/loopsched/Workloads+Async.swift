@@ -114,7 +114,7 @@ enum AsyncSystem: String, CaseIterable, Codable {
         switch self {
         case .loop, .loopCaller:
             let loop = try AsyncWorkload.makeLoop(driver)
-            defer { loop.shutdown() }
+            defer { loop.syncShutdown() }
             return try body(
                 AsyncRunScheduler(
                     scheduler: loop,

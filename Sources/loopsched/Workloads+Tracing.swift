@@ -56,7 +56,7 @@ private enum BenchTraceIDKey: ServiceContextKey {
 extension TracingWorkload {
     func run(on system: TracingSystem, size n: Int, driver: TimerDriverKind) throws -> Sample {
         let loop = try LoopScheduler(name: "bench-traced", clock: SystemClock(), driver: driver)
-        defer { loop.shutdown() }
+        defer { loop.syncShutdown() }
         let scheduler: any DateScheduler = system == .plain ? loop : loop.propagatingServiceContext()
         var sample = Sample()
 

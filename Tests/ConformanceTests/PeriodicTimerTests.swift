@@ -59,6 +59,38 @@ extension Conformance.Periodic {
     }
 
     @Test(
+        "A leeway'd periodic timer never holds back a timer due before its own wake-up: nothing due is lost",
+        arguments: SchedulerKind.dateSchedulers, [Duration.seconds(3600), .seconds(Int64.max)]
+    )
+    func leewayNeverHoldsBackADueTimer(kind: SchedulerKind, far: Duration) async throws {
+        try await Harness.with(kind) { harness in
+            // The periodic timer may share the far timer's wake-up (it is within its leeway). Once it
+            // is due, a zero-delay action must still run at once: an arming planned for the first two
+            // never serves a third that is due earlier. (Issue 26: lost on the Dispatch timer queue.)
+            let scheduler = harness.dateScheduler
+            let farTimer = scheduler.schedule(after: far) {}
+            let ticks = Recorder<Int>(harness)
+            let periodic = scheduler.schedule(
+                after: .milliseconds(1),
+                repeatingEvery: .seconds(3600),
+                leeway: .seconds(7200)
+            ) { ticks.append(1) }
+            // A pause on the scheduler's clock, not a timer of its own (a lost sentinel would hide it).
+            if let test = harness.testScheduler {
+                test.advance(by: .milliseconds(5))
+            } else {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let log = Recorder<Int>(harness)
+            scheduler.schedule(after: .zero) { log.append(1) }
+            #expect(await log.wait(for: 1, timeout: .seconds(10)), "the zero-delay action never ran")
+            #expect(await ticks.wait(for: 1, timeout: .seconds(10)), "the due periodic timer never ticked")
+            periodic.dispose()
+            farTimer.dispose()
+        }
+    }
+
+    @Test(
         "A saturated leeway still ticks",
         arguments: SchedulerKind.dateSchedulers,
         [Duration.seconds(Int64.max), Duration(secondsComponent: .max, attosecondsComponent: .max)]

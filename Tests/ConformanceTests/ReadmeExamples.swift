@@ -114,7 +114,7 @@ struct ReadmeExamples {
             ticker.dispose()
 
             loop.schedule { print("on the loop thread, current:", loop.isCurrent) }
-            loop.shutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
+            loop.syncShutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
             // README: end
             return (loop, requestTimeout, ticker)
         }
@@ -138,13 +138,13 @@ struct ReadmeExamples {
             try LoopScheduler.run(name: "server") { loop in
                 loop.schedule(after: .milliseconds(10)) {
                     print("serving on the main thread")
-                    loop.shutdown()  // run(name:) returns once the loop is closed
+                    loop.syncShutdown()  // run(name:) returns once the loop is closed
                 }
             }
 
             let group = try LoopSchedulerGroup(count: 2, name: "io")
             group.next().schedule { print("round robin") }
-            group.shutdown()
+            group.syncShutdown()
             // README: end
         }
         // run(name:) returned only once its loop had run the timer and shut down.

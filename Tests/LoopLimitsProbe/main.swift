@@ -163,7 +163,7 @@ func ownThread(cap: Int = 64) -> (made: Int, failed: Bool) {
         }
     }
     // Half shut down explicitly, half by their last release.
-    for (index, loop) in loops.enumerated() where index % 2 == 0 { loop.shutdown() }
+    for (index, loop) in loops.enumerated() where index % 2 == 0 { loop.syncShutdown() }
     loops.removeAll()
     return (made, failed)
 }
@@ -183,7 +183,7 @@ func groups(cap: Int = 16) -> (made: Int, failed: Bool) {
     }
     let made = groups.count
     if failed && made >= 1 {
-        groups.removeLast().shutdown()
+        groups.removeLast().syncShutdown()
         do {
             groups.append(try LoopSchedulerGroup(count: 3, name: "again"))
         } catch {
@@ -200,7 +200,7 @@ func callerThread() -> Bool {
     do {
         try LoopScheduler.run(name: "probe") { loop in
             loop.schedule { ran.add() }
-            loop.shutdown()
+            loop.syncShutdown()
         }
     } catch {
         expectNamedCall(error, "LoopScheduler.run(name:)")
@@ -231,7 +231,7 @@ func adopted(cap: Int = 64) -> (made: Int, failed: Bool)? {
     let ran = Counter()
     for loop in loops { loop.schedule { ran.add() } }
     // Before the host's first uv_run, on the host's thread: each must return, not wait for itself.
-    for (index, loop) in loops.enumerated() where index % 2 == 0 { loop.shutdown() }
+    for (index, loop) in loops.enumerated() where index % 2 == 0 { loop.syncShutdown() }
     loops.removeAll()
     check(ran.value == made, "adopted: \(ran.value) of \(made) tasks accepted before shutdown ran")
     HostUVLoop.run(loop)
@@ -246,7 +246,7 @@ func adopted(cap: Int = 64) -> (made: Int, failed: Bool)? {
         for scheduler in again { scheduler.schedule { afterRun.add() } }
         _ = HostUVLoop.runOnce(loop)
         check(afterRun.value == again.count, "adopted: a task did not run in the host's iteration")
-        again.first?.shutdown()
+        again.first?.syncShutdown()
         again.removeAll()
         HostUVLoop.run(loop)
     }
@@ -341,7 +341,7 @@ case "churn":
     guard arguments.count == 3, let count = Int(arguments[2]) else { fail("churn takes a number") }
     for index in 0..<count {
         let loop = try! LoopScheduler(name: "churn")
-        if index % 2 == 0 { loop.shutdown() }
+        if index % 2 == 0 { loop.syncShutdown() }
     }
     expectSettled(at: baseline, "churn of \(count)")
     say("after \(count) schedulers made and released: \(Counts.now())")

@@ -7,10 +7,12 @@ import Testing
 
 @testable import LoopScheduling
 
-/// The async layer on the loop (Docs/Design.md §8.3–8.5): what only a scheduler that shuts down can show.
+/// The async layer on the loop (Docs/Design.md §8.3–8.5): what only a scheduler that shuts down can
+/// show. The rule ("Shutdown seen by async callers", Concurrency article): a wait the shutdown ends,
+/// or one begun after it, throws SchedulerShutdownError, never CancellationError; ticks end.
 @Suite("LoopScheduler async waiting")
 struct LoopAsyncTests {
-    @Test("A sleep pending when the loop shuts down throws CancellationError; one begun after throws at once")
+    @Test("A sleep pending when the loop shuts down throws SchedulerShutdownError; one begun after throws at once")
     func sleepAtShutdown() async throws {
         let loop = try LoopScheduler(name: "sleepers")
         // An hour, not seconds: blocking tests in parallel can starve the pool (this test and the
@@ -19,8 +21,8 @@ struct LoopAsyncTests {
             do {
                 try await loop.sleep(for: .seconds(3_600))
                 return "woke"
-            } catch is CancellationError {
-                return "cancelled"
+            } catch is SchedulerShutdownError {
+                return Task.isCancelled ? "cancelled and shut down" : "shut down"
             } catch {
                 return "\(error)"
             }
@@ -28,8 +30,63 @@ struct LoopAsyncTests {
         // Wait until the sleep's timer is in the loop, not a guess.
         #expect(await eventually { loop.statistics.timersPending == 1 })
         await loop.shutdown()
-        #expect(await sleeper.value == "cancelled")
-        await #expect(throws: CancellationError.self) { try await loop.sleep(for: .milliseconds(1)) }
+        #expect(await sleeper.value == "shut down")
+        await #expect(throws: SchedulerShutdownError()) { try await loop.sleep(for: .milliseconds(1)) }
+        await #expect(throws: SchedulerShutdownError()) { try await loop.sleep(until: loop.now) }
+        await #expect(throws: SchedulerShutdownError()) { try await loop.clock.sleep(until: loop.clock.now) }
+    }
+
+    @Test("withTimeout when the loop shuts down: the operation is cancelled and awaited, then SchedulerShutdownError")
+    func timeoutAtShutdown() async throws {
+        let loop = try LoopScheduler(name: "timeout-shutdown")
+        let sawCancellation = Atomic<Bool>(false)
+        let caller = Task { () -> String in
+            do {
+                return try await loop.withTimeout(.seconds(3_600)) { () async throws -> String in
+                    do {
+                        try await Task.sleep(for: .seconds(3_600))
+                    } catch {
+                        sawCancellation.store(true, ordering: .relaxed)
+                        throw error
+                    }
+                    return "finished"
+                }
+            } catch is SchedulerShutdownError {
+                return Task.isCancelled ? "cancelled" : "shut down"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await eventually { loop.statistics.timersPending == 1 })
+        await loop.shutdown()
+        #expect(await caller.value == "shut down")
+        let operationSawCancellation = sawCancellation.load(ordering: .relaxed)
+        #expect(operationSawCancellation, "the operation was not cancelled")
+        // After the shutdown: the operation starts cancelled, the caller gets the shutdown error.
+        let after = await Task { () -> String in
+            do {
+                return try await loop.withTimeout(.milliseconds(50)) { () async throws -> String in
+                    try Task.checkCancellation()
+                    return "ran uncancelled"
+                }
+            } catch {
+                return "\(type(of: error))"
+            }
+        }.value
+        #expect(after == "SchedulerShutdownError")
+    }
+
+    @Test("ticks after the loop shut down ends at once, and the caller is not cancelled")
+    func ticksAfterShutdown() async throws {
+        let loop = try LoopScheduler(name: "ticks-after")
+        await loop.shutdown()
+        let (count, cancelled) = await Task { () -> (Int, Bool) in
+            var count = 0
+            for await _ in loop.ticks(every: .milliseconds(1)) { count += 1 }
+            return (count, Task.isCancelled)
+        }.value
+        #expect(count == 0)
+        #expect(!cancelled)
     }
 
     @Test("ticks ends (nil) when the loop shuts down")

@@ -61,7 +61,7 @@ struct LoopLifecycleTests {
             // The synchronous shutdown() from a plain thread, racing the producers: a thread made for it.
             await onOwnThread {
                 for _ in 0..<8 { started.wait() }
-                loop.shutdown()
+                loop.syncShutdown()
                 producers.wait()
             }
             let all = records.withLock { $0 }
@@ -90,7 +90,7 @@ struct LoopLifecycleTests {
             log.withLock { $0.append("tick") }
         }
         // The synchronous shutdown() from a plain thread: a thread made for it.
-        let shutdown = Task { await onOwnThread { loop.shutdown() } }
+        let shutdown = Task { await onOwnThread { loop.syncShutdown() } }
         // Give shutdown() time to begin, then release the loop.
         #expect(await eventually { loop.core.lifecycle.state != .open })
         gate.letGo()
@@ -131,15 +131,15 @@ struct LoopLifecycleTests {
         let loop = try LoopScheduler(name: "twice")
         await withCheckedContinuation { done in
             loop.schedule {
-                loop.shutdown()
-                loop.shutdown()
+                loop.syncShutdown()
+                loop.syncShutdown()
                 done.resume()
             }
         }
         // Then twice more from a plain thread, where shutdown() waits: a thread made for it.
         await onOwnThread {
-            loop.shutdown()
-            loop.shutdown()
+            loop.syncShutdown()
+            loop.syncShutdown()
         }
         let refused = loop.schedule {}
         #expect(refused.isDisposed)

@@ -24,7 +24,7 @@ struct LoopSetUpFailureTests {
             for driver in [TimerDriverKind.timerfd, .uvTimer] {
                 // Warm up: one full start and shutdown, so lazily made process-wide resources (the
                 // pthread keys, Dispatch's threads) are in the baseline.
-                try! LoopScheduler(name: "warm", clock: SystemClock(), driver: driver).shutdown()
+                await (try! LoopScheduler(name: "warm", clock: SystemClock(), driver: driver)).shutdown()
                 let baseline = ResourceCounts.afterDispatchIsUp()
                 for step in LoopSetUpStep.allCases where step.applies(to: driver, mode: .ownThread) {
                     do {
@@ -47,7 +47,7 @@ struct LoopSetUpFailureTests {
                 let ran = DispatchSemaphore(value: 0)
                 loop.schedule { ran.signal() }
                 check(ran.wait(timeout: .now() + 20) == .success, "a loop made after the failures does not run")
-                loop.shutdown()
+                await loop.shutdown()
             }
             exit(0)
         } }
@@ -59,14 +59,14 @@ struct LoopSetUpFailureTests {
         let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
             _ = try! LoopScheduler(name: "warm", clock: SystemClock(), driver: .timerfd)
-            let (warmHost, warm) = try! HostLoop.start(name: "warm-host") { try LoopScheduler(adopting: $0) }
-            warm.shutdown()
+            let (warmHost, warm) = try! await HostLoop.start(name: "warm-host") { try LoopScheduler(adopting: $0) }
+            await warm.shutdown()
             check(warmHost.waitUntilFinished() == 0, "the warm-up host loop did not close")
             let baseline = ResourceCounts.afterDispatchIsUp()
             for step in LoopSetUpStep.allCases where step.applies(to: .preferred, mode: .adopted) {
                 // The host creates the scheduler before running its loop, as hosts do; the loop then
                 // runs the close callbacks of what the failed set-up opened, and ends.
-                let (host, outcome) = try! HostLoop.start(name: "host") { loop -> String in
+                let (host, outcome) = try! await HostLoop.start(name: "host") { loop -> String in
                     do {
                         _ = try LoopScheduler(
                             name: "adopted",
@@ -94,7 +94,7 @@ struct LoopSetUpFailureTests {
     func threadLimit() async {
         let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
-            try! LoopScheduler(name: "warm").shutdown()
+            await (try! LoopScheduler(name: "warm")).shutdown()
             let baseline = ResourceCounts.afterDispatchIsUp()
             for _ in 0..<3 {
                 do {
@@ -114,8 +114,8 @@ struct LoopSetUpFailureTests {
     func realDescriptorLimit() async {
         let result = await ExitTests.serially { await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             startWatchdog()
-            try! LoopScheduler(name: "warm").shutdown()
-            try! LoopSchedulerGroup(count: 1).shutdown()
+            await (try! LoopScheduler(name: "warm")).shutdown()
+            await (try! LoopSchedulerGroup(count: 1)).shutdown()
             let baseline = ResourceCounts.afterDispatchIsUp()
             var limit = rlimit()
             getrlimit(RLIMIT_NOFILE_VALUE, &limit)
@@ -129,7 +129,7 @@ struct LoopSetUpFailureTests {
                 do {
                     let group = try LoopSchedulerGroup(count: 3, name: "limited")
                     successes += 1
-                    group.shutdown()
+                    await group.shutdown()
                 } catch is LoopSchedulerError {
                     failures += 1
                 } catch {

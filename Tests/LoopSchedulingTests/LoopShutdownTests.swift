@@ -43,33 +43,33 @@ struct LoopShutdownTests {
         let returned = Atomic<Int>(0)
         for (loop, other) in [(first, second), (second, first)] {
             loop.schedule {
-                other.shutdown()  // another loop's thread: begins and returns
+                other.syncShutdown()  // another loop's thread: begins and returns
                 returned.add(1, ordering: .relaxed)
             }
         }
         #expect(await eventually(timeout: .seconds(30)) { returned.load(ordering: .relaxed) == 2 }, "a loop blocked in another loop's shutdown")
         // shutdown() from a plain thread waits for the close: a thread made for it.
         await onOwnThread {
-            first.shutdown()
-            second.shutdown()
+            first.syncShutdown()
+            second.syncShutdown()
         }
         #expect(first.core.lifecycle.state == .closed && second.core.lifecycle.state == .closed)
         #expect(first.schedule {}.isDisposed && second.schedule {}.isDisposed)
     }
 
-    @Test("Two loops of one group both calling group.shutdown() from inside actions do not deadlock")
+    @Test("Two loops of one group both calling group.syncShutdown() from inside actions do not deadlock")
     func groupShutdownFromItsLoops() async throws {
         let group = try LoopSchedulerGroup(count: 2, name: "selfstop")
         let returned = Atomic<Int>(0)
         for loop in group.schedulers {
             loop.schedule {
-                group.shutdown()
+                group.syncShutdown()
                 returned.add(1, ordering: .relaxed)
             }
         }
-        #expect(await eventually(timeout: .seconds(30)) { returned.load(ordering: .relaxed) == 2 }, "group.shutdown() on a loop thread blocked")
+        #expect(await eventually(timeout: .seconds(30)) { returned.load(ordering: .relaxed) == 2 }, "group.syncShutdown() on a loop thread blocked")
         // A plain thread: waits for both to close and joins them. A thread made for it.
-        await onOwnThread { group.shutdown() }
+        await onOwnThread { group.syncShutdown() }
         #expect(group.schedulers.allSatisfy { $0.core.lifecycle.state == .closed })
     }
 

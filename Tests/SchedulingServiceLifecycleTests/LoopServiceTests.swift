@@ -113,7 +113,7 @@ struct LoopServiceTests {
         let probe = ShutdownProbe(loop)
         let running = Task { try await loop.run() }
         #expect(!refusesWork(loop))
-        Thread.detachNewThread { loop.shutdown() }
+        Thread.detachNewThread { loop.syncShutdown() }
         try await ended(running)
         Self.expectShutDown(probe)
         // The claim stays: the ended service does not run again.
@@ -126,7 +126,7 @@ struct LoopServiceTests {
         let probe = ShutdownProbe(loop)
         let group = ServiceGroup(services: [loop], logger: quietLogger)
         let running = Task { try await group.run() }
-        Thread.detachNewThread { loop.shutdown() }
+        Thread.detachNewThread { loop.syncShutdown() }
         // The default successTerminationBehavior (`.cancelGroup`) reports the early end.
         await #expect(throws: ServiceGroupError.self) { try await ended(running) }
         Self.expectShutDown(probe)
@@ -152,7 +152,7 @@ struct LoopServiceTests {
         #expect(ranOn, "run() shut the other loop down once the first one closed")
         let returnedEarly = returned.load(ordering: .acquiring)
         #expect(!returnedEarly, "run() returned while a loop of its group still ran")
-        Thread.detachNewThread { loops.schedulers[1].shutdown() }
+        Thread.detachNewThread { loops.schedulers[1].syncShutdown() }
         let returnedAtLast = await eventually {
             test.advance()
             return returned.load(ordering: .acquiring)

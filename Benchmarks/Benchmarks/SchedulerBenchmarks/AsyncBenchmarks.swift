@@ -73,7 +73,7 @@ private func hopTarget(_ kind: AsyncSystemKind) throws -> (any HopTarget, (any T
     switch kind {
     case .loop:
         let loop = try LoopScheduler(name: "bench")
-        return (PinnedCounter(on: loop), loop, { loop.shutdown() })
+        return (PinnedCounter(on: loop), loop, { loop.syncShutdown() })
     case .queue:
         let queue = QueueScheduler(name: "bench", priority: .high)
         return (PinnedCounter(on: queue), queue, {})
@@ -107,7 +107,7 @@ private func sleepCancelBenchmarks() {
                 switch kind {
                 case .loop:
                     let loop = try LoopScheduler(name: "bench")
-                    defer { loop.shutdown() }
+                    defer { loop.syncShutdown() }
                     return try Workloads.sleepCancel(n, sleep: { try await loop.sleep(for: duration) }) {
                         AsyncBridge.roundTrip(loop)
                     }
@@ -157,7 +157,7 @@ private func timeoutBenchmarks() {
                 switch kind {
                 case .loop:
                     let loop = try LoopScheduler(name: "bench")
-                    defer { loop.shutdown() }
+                    defer { loop.syncShutdown() }
                     return try Workloads.timeoutCalls(n, call: { try await loop.withTimeout(limit) { 1 } }) {
                         AsyncBridge.roundTrip(loop)
                     }

@@ -3,8 +3,12 @@ import Foundation
 import Synchronization
 
 /// A serial `DateScheduler` on a libuv loop thread: tasks, one-shot timers (monotonic `after:`
-/// and wall-clock `at:`) and fixed-rate periodic timers, with the same contract as the Dispatch
-/// schedulers, cheaper and more precise.
+/// and wall-clock `at:`) and fixed-rate periodic timers, with the same behaviour contract as the
+/// Dispatch schedulers of module `Scheduling`, cheaper and more precise. Actions run one at a time,
+/// in the order they were scheduled from one thread; timers start in deadline order and never
+/// early. Disposing before an action starts guarantees it never starts — a `dispose()` racing the
+/// start on another thread promises only that — and a timer disposed on the loop thread is freed
+/// at once.
 ///
 /// ```swift
 /// let loop = try LoopScheduler(name: "timeouts")
@@ -12,24 +16,57 @@ import Synchronization
 /// request.onResponse { timeout.dispose() }   // it never runs; its closure is released at once
 /// ```
 ///
-/// Three ways to run it: on its own thread (``init(name:)``), on the caller's thread until
-/// ``shutdown()-3x23v`` (``run(name:_:)``), or on a host's existing `uv_loop_t` (``init(adopting:)``).
+/// Three ways to run it (<doc:RunningALoop>): on its own thread (``init(name:)``), on the caller's
+/// thread until ``syncShutdown()`` (``run(name:_:)``), or on a host's existing `uv_loop_t`
+/// (``init(adopting:)``). Shut it down with `await loop.shutdown()` in async code
+/// (``shutdown()``), or ``syncShutdown()`` from synchronous code.
+///
+/// An actor pinned to the loop runs its methods on the loop thread, and a timer's action that
+/// updates the actor's state runs there too: it enters the actor with `assumeIsolated`, with no
+/// task per expiry. Generic over `DateScheduler & SerialExecutor`, the same actor runs on a
+/// `TestScheduler` in tests:
+///
+/// ```swift
+/// actor Sessions<S: DateScheduler & SerialExecutor> {
+///     let scheduler: S
+///     var idle: [Int: any Disposable] = [:]
+///     init(on scheduler: S) { self.scheduler = scheduler }
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { scheduler.asUnownedSerialExecutor() }
+///
+///     func touch(_ id: Int) {                  // every request pushes the idle timeout back
+///         idle[id]?.dispose()
+///         idle[id] = scheduler.schedule(after: .seconds(30)) { [unowned self] in
+///             self.assumeIsolated { $0.expire(id) }  // on the loop thread, inside the actor
+///         }
+///     }
+///
+///     private func expire(_ id: Int) { idle[id] = nil }
+/// }
+/// ```
+///
+/// Work scheduled from inside an action runs after the current action returns, in the same loop
+/// iteration; it never runs inline inside `schedule`. A timer's `after:` delay counts from the
+/// call by the monotonic clock, at nanosecond resolution. A timer disposed from another thread
+/// releases its closure at once; the loop drops the timer itself at its next look at its queue
+/// (within 10 ms).
+///
+/// - Dropping the last reference shuts the loop down, as ``syncShutdown()`` does. Tasks still queued
+///   then run during that shutdown with `Schedulers.current` nil: the scheduler no longer exists
+///   to be returned. Hold a reference until ``syncShutdown()`` returns if tasks rely on it.
+///
+/// ## Implementation
 ///
 /// - Work from other threads goes through one lock into a queue. A task or job wakes the loop
 ///   unless a wake-up is already pending; a timer due no earlier than the loop's armed wake-up,
 ///   or a cancellation, does not: the loop looks at its queue within 10 ms while such items keep
 ///   coming, so a `withTimeout` per request costs the loop about a hundred wake-ups a second
 ///   rather than two per request. Work scheduled from inside an action goes to a loop-local
-///   queue with no lock and no wake-up, and runs after the current action returns, in the same
-///   loop iteration; it never runs inline inside `schedule`.
+///   queue with no lock and no wake-up.
 /// - Timer deadlines are nanoseconds of the monotonic clock read when `schedule` is called (not
 ///   libuv's cached millisecond loop time), kept in the scheduler's own heap ordered by
-///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. A timer never starts
-///   early. Disposing a timer on the loop thread frees its slot and closure at once; from another
-///   thread the closure at once and the slot at the loop's next look at its queue (within 10 ms).
-/// - Dropping the last reference shuts the loop down, as ``shutdown()-3x23v`` does. Tasks still queued
-///   then run during that shutdown with `Schedulers.current` nil: the scheduler no longer exists
-///   to be returned. Hold a reference until ``shutdown()-3x23v`` returns if tasks rely on it.
+///   `(deadline, scheduling order)`, and woken by a `timerfd` on Linux. Disposing a timer on the
+///   loop thread frees its heap slot and closure at once; from another thread the closure at once
+///   and the slot at the loop's next look at its queue.
 public final class LoopScheduler: DateScheduler {
     /// The scheduler's name; its thread's name is the first 15 bytes of it (the Linux limit).
     public let name: String
@@ -69,13 +106,13 @@ public final class LoopScheduler: DateScheduler {
     /// thread stops the program with a message naming the scheduler. The current scheduler is set
     /// around every action the scheduler runs, and only then: a host's own callbacks on the loop
     /// thread do not see it as current. The scheduler's handles keep `uv_run` from returning until
-    /// ``shutdown()-3x23v``, which closes only the scheduler's own handles, never the host's loop.
+    /// ``syncShutdown()``, which closes only the scheduler's own handles, never the host's loop.
     ///
-    /// ``shutdown()-3x23v`` (or dropping the last reference) on the host's thread, outside the scheduler's
+    /// ``syncShutdown()`` (or dropping the last reference) on the host's thread, outside the scheduler's
     /// actions, before or after the host's first `uv_run`, runs the accepted tasks, disposes every
     /// timer and starts closing the handles at once, then returns: it never waits for the loop it
     /// is on. The host's next `uv_run` runs the close callbacks and returns once nothing else of its
-    /// own is active; `uv_loop_close` then succeeds. From another thread, ``shutdown()-3x23v`` waits until
+    /// own is active; `uv_loop_close` then succeeds. From another thread, ``syncShutdown()`` waits until
     /// the host's loop has processed the closing, so the host must keep running it until then.
     ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
@@ -86,7 +123,7 @@ public final class LoopScheduler: DateScheduler {
         try self.init(name: "LoopScheduler", mode: .adopted, adopting: loop, clock: SystemClock(), driver: .preferred)
     }
 
-    /// Runs a loop on the calling thread until ``shutdown()-3x23v``: for a server's main thread.
+    /// Runs a loop on the calling thread until ``syncShutdown()``: for a server's main thread.
     ///
     /// `body` runs first, on this thread, with the scheduler current: schedule the first work there
     /// and keep the scheduler (or a way to shut it down) where it is needed. The call returns after
@@ -142,7 +179,7 @@ public final class LoopScheduler: DateScheduler {
         try self.init(name: name, mode: .ownThread, adopting: nil, clock: clock, driver: driver, faults: faults)
     }
 
-    /// Dropping the last reference shuts the loop down as ``shutdown()`` does, waiting on a thread
+    /// Dropping the last reference shuts the loop down as ``syncShutdown()`` does, waiting on a thread
     /// that runs no loop. On a loop thread (its own, or another loop's, which must not wait) nobody
     /// is left to join it, so it detaches.
     deinit {
@@ -163,7 +200,7 @@ public final class LoopScheduler: DateScheduler {
     /// same loop iteration; from another thread it runs in the loop's next iteration.
     ///
     /// - Returns: a disposable; disposing it before the action starts guarantees it never starts.
-    ///   After ``shutdown()-3x23v`` began, an already-disposed disposable, and the action never runs.
+    ///   After ``syncShutdown()`` began, an already-disposed disposable, and the action never runs.
     /// - Note: `dispose()` races with the start of the action on the loop thread: it promises only
     ///   that an action which has not started will not start.
     @discardableResult
@@ -243,35 +280,44 @@ public final class LoopScheduler: DateScheduler {
         return core.scheduleTimer(timer)
     }
 
-    /// Shuts the loop down. Idempotent; callable from any thread, the loop thread included.
+    /// Shuts the loop down and waits, blocking the calling thread, until it is closed: for
+    /// synchronous code (a `deinit`, a plain thread, an action of the loop). Async code awaits
+    /// ``shutdown()`` instead.
     ///
-    /// Tasks accepted by ``schedule(_:)`` before shutdown began still run; every timer, due or not,
-    /// is disposed and never runs; work scheduled after shutdown began is refused (an
-    /// already-disposed disposable). On a thread that runs no loop it returns once no action will
-    /// run again, every closure is released, every handle is closed, an owned loop's
-    /// `uv_loop_close` returned 0 and its thread has exited.
+    /// Idempotent; callable from any thread, the loop thread included. Tasks accepted by
+    /// ``schedule(_:)`` before shutdown began still run; every timer, due or not, is disposed and
+    /// never runs (a task awaiting one of this scheduler's sleeps, clocks or timeouts throws
+    /// `SchedulerShutdownError`: see the Concurrency article of module `Scheduling`); work scheduled
+    /// after shutdown began is refused (an already-disposed disposable). On a thread that runs no
+    /// loop it returns once no action will run again, every closure is released, every handle is
+    /// closed, an owned loop's `uv_loop_close` returned 0 and its thread has exited.
     ///
     /// On a loop thread it never blocks: on this loop's thread (from inside an action) it completes
     /// after the current batch of actions, without waiting for itself; on another loop's thread it
     /// begins the shutdown and returns, since waiting there could deadlock two loops that shut
-    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/shutdown()-7fdug``).
-    /// Await ``shutdown()-swift.method`` or call it from a plain thread to know it finished.
+    /// each other down (or two loops of a group both calling ``LoopSchedulerGroup/syncShutdown()``).
+    /// Await ``shutdown()`` or call this from a plain thread to know it finished.
     ///
     /// - Note: a pending timer whose closure captures its own scheduler keeps the scheduler alive,
-    ///   so dropping your reference then does not shut it down: call ``shutdown()``. After `fork()`
-    ///   the child has no loop thread: a scheduler inherited from the parent is dead in the child
-    ///   (schedule nothing on it; do not wait for it).
-    public func shutdown() {
+    ///   so dropping your reference then does not shut it down: shut it down yourself. After
+    ///   `fork()` the child has no loop thread: a scheduler inherited from the parent is dead in the
+    ///   child (schedule nothing on it; do not wait for it).
+    @available(*, noasync, message: "blocks the thread: use 'await shutdown()' in async code")
+    public func syncShutdown() {
         LoopShutdown.shutdown(core)
     }
 
-    /// Shuts the loop down without blocking the calling task's thread; returns when ``shutdown()``
-    /// would. For async callers (a service's `run()`, a test): a cooperative thread must never
-    /// block on a loop, so the wait happens off the cooperative pool.
+    /// Shuts the loop down and suspends until it is closed, without blocking the calling task's
+    /// thread: `await loop.shutdown()` in a `main.swift`, a service's `run()` or a test.
+    ///
+    /// It does what ``syncShutdown()`` does: tasks accepted before shutdown began still run; every
+    /// timer is disposed and never runs (a task awaiting one of this scheduler's sleeps, clocks or
+    /// timeouts throws `SchedulerShutdownError`); work scheduled after it began is refused. It
+    /// returns once no action will run again, every closure is released and the loop is closed.
     ///
     /// Called on this loop's own thread (a job or an action of it) it begins the shutdown and
-    /// returns at once, as ``shutdown()`` does there. Unlike ``shutdown()``, it does wait when
-    /// called from another loop's thread: suspending there blocks nothing.
+    /// returns at once: a loop cannot wait for itself. From another loop's thread it does wait:
+    /// suspending there blocks nothing.
     public func shutdown() async {
         await LoopShutdown.shutdown(core)
     }

@@ -46,7 +46,7 @@ public final class LoopSchedulerGroup: Sendable {
         do {
             for index in 0..<count { started.append(try makeScheduler("\(name)-\(index)")) }
         } catch {
-            for scheduler in started { scheduler.shutdown() }
+            for scheduler in started { scheduler.syncShutdown() }
             throw error
         }
         schedulers = started
@@ -57,17 +57,19 @@ public final class LoopSchedulerGroup: Sendable {
         schedulers[cursor.next() % schedulers.count]
     }
 
-    /// Shuts every loop down (see ``LoopScheduler/shutdown()-3x23v``): begins all the shutdowns, so the
-    /// loops drain in parallel, then waits for each. Called on one of the group's loop threads (or
-    /// any loop's) it begins them all and returns without waiting, so two loops of a group that both
-    /// call it cannot deadlock.
-    public func shutdown() {
+    /// Shuts every loop down and waits, blocking the calling thread (see
+    /// ``LoopScheduler/syncShutdown()``): begins all the shutdowns, so the loops drain in parallel,
+    /// then waits for each. Called on one of the group's loop threads (or any loop's) it begins
+    /// them all and returns without waiting, so two loops of a group that both call it cannot
+    /// deadlock. Async code awaits ``shutdown()`` instead.
+    @available(*, noasync, message: "blocks the thread: use 'await shutdown()' in async code")
+    public func syncShutdown() {
         for scheduler in schedulers { LoopShutdown.begin(scheduler.core) }
-        for scheduler in schedulers { scheduler.shutdown() }
+        for scheduler in schedulers { scheduler.syncShutdown() }
     }
 
-    /// Shuts every loop down without blocking the calling task's thread (see
-    /// ``LoopScheduler/shutdown()-7hnw``).
+    /// Shuts every loop down and suspends until all are closed, without blocking the calling
+    /// task's thread (see ``LoopScheduler/shutdown()``).
     public func shutdown() async {
         for scheduler in schedulers { LoopShutdown.begin(scheduler.core) }
         for scheduler in schedulers { await scheduler.shutdown() }

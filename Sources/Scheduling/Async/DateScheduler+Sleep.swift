@@ -2,21 +2,23 @@ import Foundation
 import Synchronization
 
 extension DateScheduler {
-    /// Suspends the calling task for `duration` on this scheduler's timer (Docs/Design.md §8.3).
+    /// Suspends the calling task for `duration` on this scheduler's timer.
     ///
-    /// It never resumes early (rule 4.4: no earlier than `duration` after the call, by the
-    /// scheduler's monotonic clock, virtual on ``TestScheduler``), and up to `leeway` late. Only the
-    /// wake-up comes from the scheduler: the task resumes on its own executor (its actor, its task
-    /// executor preference, or the global pool).
+    /// It never resumes early (rule 4 of the behaviour contract: no earlier than `duration` after
+    /// the call, by the scheduler's monotonic clock, virtual on ``TestScheduler``), and up to
+    /// `leeway` late. Only the wake-up comes from the scheduler: the task resumes on its own
+    /// executor (its actor, its task executor preference, or the global pool). See the
+    /// Concurrency article.
     ///
     /// - Throws: `CancellationError` if the task is cancelled before the timer fired: at once when
     ///   it was already cancelled (nothing is scheduled), otherwise as soon as it is cancelled, the
-    ///   timer being disposed at that moment (the scheduler releases it, rule 4.1). Also
-    ///   `CancellationError` when the scheduler shuts down while the task sleeps (a `LoopScheduler`):
-    ///   it is never left suspended.
+    ///   timer being disposed at that moment (the scheduler releases it, rule 1).
+    ///   ``SchedulerShutdownError`` when the scheduler shuts down while the task sleeps, or at once
+    ///   when it had shut down before the call (a `LoopScheduler`): the task is never left
+    ///   suspended, and it can tell a shutdown from its own cancellation.
     /// - Note: cancellation racing the deadline: whichever comes first wins; a sleep whose timer
     ///   fired returns normally even if the task is cancelled a moment later.
-    /// - Precondition: `leeway` is not negative (stops the program otherwise, rule 4.9).
+    /// - Precondition: `leeway` is not negative (stops the program otherwise, rule 9).
     nonisolated(nonsending)
         public func sleep(for duration: Duration, leeway: Duration = .zero) async throws
     {
@@ -26,7 +28,8 @@ extension DateScheduler {
 
     /// Suspends the calling task until the scheduler's wall clock reaches `date` (``DateScheduler/now``, virtual
     /// on ``TestScheduler``); never earlier, up to `leeway` later. A past date resumes as soon as
-    /// possible. Cancellation and shutdown as in ``sleep(for:leeway:)``.
+    /// possible. Cancellation and shutdown as in ``sleep(for:leeway:)``: `CancellationError` or
+    /// ``SchedulerShutdownError``.
     ///
     /// - Precondition: `date` is finite and `leeway` is not negative (stops the program otherwise).
     nonisolated(nonsending)
@@ -108,7 +111,7 @@ final class SchedulerSleep: SchedulerTimerHandler, @unchecked Sendable {
     }
 
     func timerCancelledByScheduler() {
-        resume(throwing: CancellationError())
+        resume(throwing: SchedulerShutdownError())
     }
 
     /// Resumes the continuation if this call is the first to claim it.

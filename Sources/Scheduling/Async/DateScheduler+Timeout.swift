@@ -1,8 +1,8 @@
 import Foundation
 
 extension DateScheduler {
-    /// Runs `operation` with a deadline on this scheduler's timer (Docs/Design.md §8.5): the
-    /// "timeout per request, nearly all cancelled" pattern.
+    /// Runs `operation` with a deadline on this scheduler's timer: the "timeout per request,
+    /// nearly all cancelled" pattern.
     ///
     /// ```swift
     /// let row = try await loop.withTimeout(.seconds(2)) { try await database.fetch(id) }
@@ -22,11 +22,16 @@ extension DateScheduler {
     /// - If the timer fires first, the child is cancelled and awaited, and ``TimeoutError`` is
     ///   thrown, whatever the operation then returned: nothing outlives the call.
     ///
+    /// - If the scheduler shuts down first (a `LoopScheduler`), the child is cancelled and awaited,
+    ///   and ``SchedulerShutdownError`` is thrown, whatever the operation then returned; after the
+    ///   shutdown, a call cancels the child as it starts and throws the same error.
+    ///
     /// The caller's task is never cancelled by it; cancelling the caller cancels the child (which
     /// ends as `operation` reacts to cancellation; its error is thrown).
     ///
     /// - Throws: ``TimeoutError`` when the timer fired first, or at once, without starting
-    ///   `operation`, when `timeout` is not positive; otherwise whatever `operation` throws.
+    ///   `operation`, when `timeout` is not positive; ``SchedulerShutdownError`` when the scheduler
+    ///   shut down before the operation finished; otherwise whatever `operation` throws.
     /// - Note: an operation that ignores cancellation delays the ``TimeoutError`` until it returns.
     ///   The operation finishing and the timer firing at the same moment: whichever claims the race
     ///   first wins (the operation, once it has returned, always beats a later timer).
@@ -65,7 +70,11 @@ extension DateScheduler {
             async let result = child()
             outcome = await result
         }
-        guard race.completedFirst else { throw TimeoutError(timeout: timeout) }
+        switch race.outcome {
+        case .completedFirst: break
+        case .timedOut: throw TimeoutError(timeout: timeout)
+        case .schedulerShutDown: throw SchedulerShutdownError()
+        }
         timer.dispose()
         return try outcome.get()
     }
@@ -83,6 +92,8 @@ final class TimeoutRace: SchedulerTimerHandler, @unchecked Sendable {
         var child: UnsafeCurrentTask?
         /// The deadline passed before the operation ended.
         var timedOut = false
+        /// The scheduler shut down (disposing the timer) before the operation ended.
+        var shutDown = false
         /// The child is to be cancelled (at its registration, if it has not started yet).
         var cancelRequested = false
         var operationEnded = false
@@ -109,11 +120,16 @@ final class TimeoutRace: SchedulerTimerHandler, @unchecked Sendable {
         return try await operation()
     }
 
-    /// Whether the operation ended before the timer fired; after this, the timer loses.
-    var completedFirst: Bool {
+    enum Outcome {
+        case completedFirst, timedOut, schedulerShutDown
+    }
+
+    /// Whether the operation ended before the timer fired or the scheduler shut down; after this,
+    /// the timer loses.
+    var outcome: Outcome {
         locked.withLock { state in
             state.operationEnded = true
-            return !state.timedOut
+            return state.timedOut ? .timedOut : state.shutDown ? .schedulerShutDown : .completedFirst
         }
     }
 
@@ -121,9 +137,9 @@ final class TimeoutRace: SchedulerTimerHandler, @unchecked Sendable {
         cancelChild(asTimeout: true)
     }
 
-    /// The scheduler shut down before the deadline: the child is cancelled, but this is not a
-    /// timeout, so the caller gets what the operation makes of the cancellation (usually
-    /// `CancellationError`) rather than a ``TimeoutError`` for a deadline that never came.
+    /// The scheduler shut down before the deadline: the child is cancelled, and the caller gets
+    /// ``SchedulerShutdownError`` rather than a ``TimeoutError`` for a deadline that never came, or
+    /// a `CancellationError` it cannot tell from its own cancellation.
     func timerCancelledByScheduler() {
         cancelChild(asTimeout: false)
     }
@@ -133,7 +149,7 @@ final class TimeoutRace: SchedulerTimerHandler, @unchecked Sendable {
         // wait for the child to end (the child's deregistration takes this lock).
         locked.withLock { state in
             guard !state.operationEnded else { return }
-            if asTimeout { state.timedOut = true }
+            if asTimeout { state.timedOut = true } else { state.shutDown = true }
             state.cancelRequested = true
             state.child?.cancel()
         }

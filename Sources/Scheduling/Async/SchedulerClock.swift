@@ -1,7 +1,7 @@
 import Foundation
 
 extension DateScheduler {
-    /// This scheduler as a Swift `Clock` (Docs/Design.md §8.6), so code generic over
+    /// This scheduler as a Swift `Clock`, so code generic over
     /// `some Clock<Duration>` (swift-async-algorithms' `debounce`, `throttle`,
     /// `AsyncTimerSequence`, a connection pool) runs on its timers, or on virtual time on a
     /// ``TestScheduler``.
@@ -15,9 +15,19 @@ extension DateScheduler {
 /// ``TestScheduler``) and its `sleep(until:tolerance:)` is the scheduler's timer.
 ///
 /// ```swift
-/// let test = TestScheduler()
-/// let debounced = input.debounce(for: .milliseconds(300), clock: test.clock)
+/// let loop = try LoopScheduler(name: "clock")
+/// let start = loop.clock.now
+/// try await loop.clock.sleep(until: start.advanced(by: .milliseconds(5)))
 /// ```
+///
+/// On a ``TestScheduler`` its sleeps wake on virtual time, in deadline order, when the test
+/// advances the scheduler; what runs after the wake-up is driven by the scheduler only if it runs
+/// on the scheduler (a task that prefers it, an actor pinned to it, the body of
+/// ``TestScheduler/drive(_:)``). Code that sleeps inside a plain `Task {}` of its own — for
+/// instance swift-async-algorithms' `debounce`, which starts one per sequence — runs on the global
+/// pool after `advance` returned, so a test cannot know when it has run: this version does not
+/// drive such tasks. `throttle` and `AsyncTimerSequence` consumed in a task that prefers the
+/// scheduler sleep in that task and are driven. See the Testing article.
 public struct SchedulerClock<S: DateScheduler>: Clock {
     public typealias Duration = Swift.Duration
 
@@ -74,7 +84,9 @@ public struct SchedulerClock<S: DateScheduler>: Clock {
     /// (tolerance becomes the timer's leeway; a negative one counts as zero).
     ///
     /// - Throws: `CancellationError` when the task is cancelled first (the timer is disposed at
-    ///   once) or the scheduler shuts down; see ``DateScheduler/sleep(for:leeway:)``.
+    ///   once); ``SchedulerShutdownError`` when the scheduler shuts down first, or had shut down
+    ///   before the call. Generic code over `Clock` treats either as the end of its wait (for
+    ///   instance, `debounce` ends its sequence). See ``DateScheduler/sleep(for:leeway:)``.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         // The scheduler measures the delay from a clock reading taken after this one, so the timer
         // fires no earlier than `deadline`.

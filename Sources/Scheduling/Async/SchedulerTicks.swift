@@ -2,7 +2,7 @@ import Foundation
 
 extension DateScheduler {
     /// The ticks of a fixed-rate periodic timer on this scheduler, as an async sequence of tick
-    /// indices (Docs/Design.md §8.4).
+    /// indices.
     ///
     /// ```swift
     /// for await tick in loop.ticks(every: .seconds(1)) {
@@ -11,16 +11,20 @@ extension DateScheduler {
     /// ```
     ///
     /// The timer starts when iteration first asks for an element (that moment is the grid's
-    /// origin). Tick k, k ≥ 1, is due at origin + k·`period` (rule 4.5: no drift). A consumer that
+    /// origin). Tick k, k ≥ 1, is due at origin + k·`period` (rule 5 of the behaviour contract: no
+    /// drift). A consumer that
     /// falls behind gets the latest index only: skipped ticks show as gaps in the indices, never as
     /// a burst of old ones.
     ///
     /// The periodic timer is disposed when the iterating task is cancelled (at once while it waits
     /// for a tick, otherwise at its next call), when the iterator is dropped, or when iteration
-    /// ends. The sequence ends (`nil`) when the task is cancelled or the scheduler shuts down.
+    /// ends. The sequence ends (`nil`) when the task is cancelled or the scheduler shuts down (also
+    /// at the first call when it had shut down before): it cannot throw, so a caller tells the two
+    /// apart by `Task.isCancelled` after the loop, where the sleeps throw `CancellationError` or
+    /// ``SchedulerShutdownError``.
     ///
     /// - Precondition: `period` is positive and `leeway` is not negative (stops the program
-    ///   otherwise, rule 4.9).
+    ///   otherwise, rule 9).
     public func ticks(every period: Duration, leeway: Duration = .zero) -> SchedulerTicks {
         BadInput.checkPositive(period, parameter: "every", method: "\(BadInput.typeName(self)).ticks(every:leeway:)")
         BadInput.checkLeeway(leeway, method: "\(BadInput.typeName(self)).ticks(every:leeway:)")

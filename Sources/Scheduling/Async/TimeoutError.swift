@@ -9,5 +9,6 @@ public struct TimeoutError: Error, Sendable, Equatable, CustomStringConvertible 
         self.timeout = timeout
     }
 
+    /// `TimeoutError(timeout: …)`, with the timeout that elapsed.
     public var description: String { "TimeoutError(timeout: \(timeout))" }
 }

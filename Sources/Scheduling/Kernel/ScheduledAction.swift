@@ -27,10 +27,12 @@ open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
     /// See ``ActionLifecycle``.
     public final let state = Atomic<UInt8>(ActionLifecycle.pending)
 
+    /// An entry in the `pending` state, owning `action` (nil for subclasses that own other closures).
     public init(action: (@Sendable () -> Void)?) {
         self.action = action
     }
 
+    /// Whether the entry was disposed (see ``ActionLifecycle``).
     public final var isDisposed: Bool { ActionLifecycle.isDisposed(state) }
 
     /// Gives a recycled entry its next closure: only its owner calls it, before the entry is
@@ -40,6 +42,7 @@ open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
         self.action = action
     }
 
+    /// Disposes; see ``disposeReportingPending()``.
     public final func dispose() {
         _ = disposeReportingPending()
     }

@@ -3,9 +3,9 @@ import Synchronization
 /// A disposable that runs an action once, on the first `dispose()`, or that is a plain flag
 /// when made without an action.
 ///
-/// The first caller of `dispose()` wins an atomic exchange and runs the action on its own thread,
-/// before `dispose()` returns; later and concurrent callers return at once, possibly before the
-/// winner's action has finished. The action is released as soon as it has run.
+/// The first caller of `dispose()` runs the action on its own thread, before `dispose()` returns;
+/// later and concurrent callers return at once, possibly before the first caller's action has
+/// finished. The action is released as soon as it has run.
 public final class ActionDisposable: Disposable {
     private let disposed = Atomic<Bool>(false)
     private let action: LockedValue<(@Sendable () -> Void)?>

@@ -5,7 +5,7 @@
 ///
 /// For work handed to a scheduler, disposing before the action starts guarantees that it never
 /// starts; disposing while it runs does not interrupt it. Dropping a disposable without calling
-/// `dispose()` cancels nothing.
+/// `dispose()` cancels nothing (<doc:BehaviourContract>, rule 1).
 public protocol Disposable: AnyObject, Sendable {
     /// Whether `dispose()` has been called, by the user or by a scheduler shutting down.
     ///

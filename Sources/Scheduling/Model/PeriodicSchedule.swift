@@ -12,11 +12,13 @@ public enum TimerStart: Sendable, Equatable {
 
 /// A fixed-rate periodic timer: its first tick at ``start``, then every ``interval`` on the grid
 /// `first + k·interval`, each tick allowed to start up to ``leeway`` late so that wake-ups can
-/// be coalesced. Missed ticks are skipped, never run back to back.
+/// be coalesced. Missed ticks are skipped, never run back to back (<doc:BehaviourContract>,
+/// rule 5).
 ///
 /// Checked once, here, for every scheduler: a non-positive interval, a negative leeway or a
 /// non-finite start date stops the program with a message naming the method that was called, the
-/// parameter and the value (rule 4.9), in every build configuration. Schedulers receive it checked.
+/// parameter and the value (rule 9, bad input), in every build configuration. Schedulers receive
+/// it checked.
 public struct PeriodicSchedule: Sendable, Equatable {
     /// When the first tick is due.
     public let start: TimerStart

@@ -1,10 +1,16 @@
 import Foundation
 
 /// Something that runs actions: *when* (now, later, periodically) and *where* (a queue, a loop
-/// thread, the caller's thread).
+/// thread, the caller's thread). Every `schedule` returns a ``Disposable``: disposing it before
+/// the action starts guarantees the action never starts, and dropping it cancels nothing
+/// (<doc:BehaviourContract>, rule 1).
 ///
 /// While a scheduler runs an action, ``Schedulers/current`` is that scheduler (except for
-/// ``ImmediateScheduler``, which runs actions inline on the caller's context).
+/// ``ImmediateScheduler``, which runs actions inline on the caller's context; rule 2). The race
+/// to know: `dispose()` on one thread while the action starts on another only promises that an
+/// action which has not started when `dispose()` returns never starts.
+///
+/// ## Implementation
 ///
 /// Actions are taken `__owned`: the closure a caller writes at the call is handed to the
 /// scheduler, which keeps it, instead of being retained for the scheduler and released by the
@@ -36,8 +42,9 @@ public protocol Scheduler: AnyObject, Sendable {
 /// A scheduler with a clock: one-shot timers relative to now (monotonic) or at a wall-clock date,
 /// and periodic timers on a fixed-rate grid.
 ///
-/// Every timer keeps the contract of the package's behaviour article: never early, equal
-/// deadlines in scheduling order, missed periodic ticks skipped rather than run back to back.
+/// Every timer keeps the <doc:BehaviourContract>: never early (rule 4), equal deadlines in
+/// scheduling order (rule 3), missed periodic ticks skipped rather than run back to back
+/// (rule 5), bad input such as a non-finite date stopping the program (rule 9).
 public protocol DateScheduler: Scheduler {
     /// The scheduler's idea of the wall clock: `Date()` for real schedulers, virtual time for
     /// ``TestScheduler``.

@@ -7,10 +7,10 @@ import Foundation
 ///
 /// A scheduler calls at most one of the two methods for a one-shot timer (``timerFired()`` once per
 /// tick for a periodic one), and none after the user disposed the timer's disposable and
-/// `dispose()` returned.
+/// `dispose()` returned (<doc:BehaviourContract>, rule 1).
 public protocol SchedulerTimerHandler: Sendable {
     /// The deadline passed; runs as the scheduler's action (``Schedulers/current`` is the
-    /// scheduler, rule 4.2). For a periodic timer, once per tick.
+    /// scheduler, <doc:BehaviourContract> rule 2). For a periodic timer, once per tick.
     func timerFired()
 
     /// The scheduler disposed the timer before it fired (before its next tick, for a periodic
@@ -28,7 +28,8 @@ extension SchedulerTimerHandler {
 
 extension DateScheduler {
     /// Calls `handler.timerFired()` no earlier than `delay` after this call, by the scheduler's
-    /// monotonic clock (rule 4.4), and up to `leeway` late.
+    /// monotonic clock (<doc:BehaviourContract>, rule 4), and up to `leeway` late. A negative
+    /// `leeway` stops the program (rule 9).
     ///
     /// - Returns: a disposable; disposing it before the timer fired guarantees `timerFired()` is
     ///   never called, and releases the scheduler's reference to `handler` at once.
@@ -45,8 +46,9 @@ extension DateScheduler {
         return schedule(.after(delay), leeway: leeway, handler: handler)
     }
 
-    /// Calls `handler.timerFired()` no earlier than the wall clock reaching `date` (rule 4.4), up
-    /// to `leeway` late. A past date fires as soon as possible; a non-finite one stops the program.
+    /// Calls `handler.timerFired()` no earlier than the wall clock reaching `date`
+    /// (<doc:BehaviourContract>, rule 4), up to `leeway` late. A past date fires as soon as possible;
+    /// a non-finite one, or a negative `leeway`, stops the program (rule 9).
     ///
     /// - Note: the same dispose-versus-fire race as ``schedule(after:leeway:handler:)``.
     @discardableResult
@@ -57,10 +59,11 @@ extension DateScheduler {
     }
 
     /// Calls `handler.timerFired()` for each tick of a fixed-rate periodic timer: first after
-    /// `delay`, then every `interval` (rule 4.5: missed ticks are skipped, never run back to back).
-    /// A non-positive `interval` or a negative `leeway` stops the program. A scheduler that shuts
-    /// down and disposes the timer reports ``SchedulerTimerHandler/timerCancelledByScheduler()``
-    /// (which is how ``SchedulerTicks`` ends when its scheduler shuts down).
+    /// `delay`, then every `interval` (<doc:BehaviourContract>, rule 5: missed ticks are skipped,
+    /// never run back to back). A non-positive `interval` or a negative `leeway` stops the program
+    /// (rule 9). A scheduler that shuts down and disposes the timer reports
+    /// ``SchedulerTimerHandler/timerCancelledByScheduler()`` (which is how ``SchedulerTicks`` ends
+    /// when its scheduler shuts down).
     ///
     /// - Note: disposing (also from inside a tick) stops all future ticks; a tick already running
     ///   on another thread finishes.

@@ -8,7 +8,7 @@ public enum Schedulers {
     /// and the previous value comes back afterwards, so nesting works. Outside any action it is
     /// `nil`, except on the main thread or on the main queue, where it is ``main`` (under an async
     /// `main` the main queue runs on a thread that is not the main thread: both are checked).
-    /// ``ImmediateScheduler`` does not change it.
+    /// ``ImmediateScheduler`` does not change it (<doc:BehaviourContract>, rule 2).
     public static var current: (any Scheduler)? {
         if let explicit = CurrentScheduler.explicit { return explicit }
         return CurrentScheduler.isOnMain ? main : nil

@@ -1,4 +1,4 @@
-/// Tasks that prefer the concurrent queue (Docs/Design.md §8): `Task(executorPreference: scheduler)` and
+/// Tasks that prefer the concurrent queue (<doc:Concurrency>): `Task(executorPreference: scheduler)` and
 /// `withTaskExecutorPreference(scheduler)` run nonisolated async code on it, each job with
 /// ``Schedulers/current`` set to the scheduler. It is not a `SerialExecutor`: jobs may run in
 /// parallel, so no actor can be pinned to it.

@@ -28,8 +28,8 @@ extension DispatchQueueScheduler {
     }
 
     /// See ``DateScheduler/schedule(after:_:)``. The deadline is taken on the monotonic clock
-    /// when this is called; the timer lives in the scheduler's own heap, so equal deadlines start
-    /// in scheduling order, and disposing frees its slot and closure at once.
+    /// when this is called; equal deadlines start in scheduling order (<doc:BehaviourContract>,
+    /// rule 3), and disposing releases the closure at once.
     @discardableResult
     public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
@@ -46,13 +46,14 @@ extension DispatchQueueScheduler {
 
     /// See ``DateScheduler/schedule(_:_:)``.
     ///
-    /// The timer is one entry of the scheduler's heap, re-inserted after each tick at the next grid
-    /// point, so its ticks never overlap each other (also on a concurrent queue, where they may
-    /// overlap other actions), and a tick due with a one-shot timer of the same deadline starts in
-    /// scheduling order. `leeway` only lets a tick's wake-up merge with another one that falls
-    /// within it; a timer alone wakes at its deadline. A wall-clock start follows the wall clock;
-    /// later ticks follow the monotonic grid from it, and a past date keeps its grid: the first
-    /// tick runs at once, the next at the first grid point of the date after it.
+    /// The next tick is scheduled only after the previous one returned, at the next grid point, so
+    /// its ticks never overlap each other (also on a concurrent queue, where they may overlap other
+    /// actions), and a tick due with a one-shot timer of the same deadline starts in scheduling
+    /// order (<doc:BehaviourContract>, rules 3 and 5). `leeway` only lets a tick's wake-up merge
+    /// with another one that falls within it; a timer alone wakes at its deadline. A wall-clock
+    /// start follows the wall clock; later ticks follow the monotonic grid from it, and a past date
+    /// keeps its grid: the first tick runs at once, the next at the first grid point of the date
+    /// after it.
     @discardableResult
     public func schedule(_ schedule: PeriodicSchedule, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         let interval = schedule.intervalNanoseconds

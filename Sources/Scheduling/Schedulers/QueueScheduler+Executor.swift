@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Swift concurrency on the queue: actors pinned to it and tasks that prefer it (Docs/Design.md §8.1).
+/// Swift concurrency on the queue: actors pinned to it and tasks that prefer it (<doc:Concurrency>).
 ///
 /// ```swift
 /// actor Cache {
@@ -11,9 +11,9 @@ import Dispatch
 /// ```
 ///
 /// A job goes onto the same serial queue as ``QueueScheduler/schedule(_:)`` work, in FIFO order
-/// with it, and runs with ``Schedulers/current`` set to the scheduler, so rule 4.2 holds inside
-/// actor methods. Inside one of the scheduler's plain actions, `actor.assumeIsolated` works for
-/// an actor pinned to it.
+/// with it, and runs with ``Schedulers/current`` set to the scheduler, so rule 2 of the
+/// <doc:BehaviourContract> holds inside actor methods. Inside one of the scheduler's plain
+/// actions, `actor.assumeIsolated` works for an actor pinned to it (rule 10).
 ///
 /// The scheduler is the task executor; actors get a separate executor object of the same queue
 /// from ``asUnownedSerialExecutor()``, because an actor's job must run isolated and a task's must

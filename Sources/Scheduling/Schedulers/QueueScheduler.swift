@@ -15,11 +15,16 @@ import Foundation
 /// timeout.dispose()   // before it started: it never starts
 /// ```
 ///
-/// One-shot `after:` timers are monotonic and `at:` timers follow Dispatch's wall clock. Timers,
-/// periodic ones included, live in the scheduler's own heap, so equal deadlines start in
-/// scheduling order and a disposed timer frees its slot and closure at once; one zero-leeway
-/// Dispatch timer source per clock wakes the heap, which re-reads the clock and never starts a
-/// timer early. A periodic timer goes back into the heap after each tick, at its next grid point.
+/// One-shot `after:` timers count on the monotonic clock and `at:` timers follow the wall clock.
+/// No timer starts early, and a disposed timer releases its closure at once (<doc:BehaviourContract>,
+/// rules 1, 3 and 4).
+///
+/// ## Implementation
+///
+/// Timers, periodic ones included, live in the scheduler's own heap ordered by deadline, then
+/// scheduling order, and a disposed timer frees its slot at once; one zero-leeway Dispatch timer
+/// source per clock wakes the heap, which re-reads the clock before it starts a timer. A periodic
+/// timer goes back into the heap after each tick, at its next grid point.
 public final class QueueScheduler: DateScheduler, DispatchQueueScheduler {
     /// The serial queue actions run on.
     public let queue: DispatchQueue

@@ -46,6 +46,9 @@ public final class TestScheduler: DateScheduler {
     /// Actions waiting to run, periodic timers included.
     public var pendingCount: Int { core.pendingCount }
 
+    /// The virtual time of the first waiting action, in nanoseconds since 1970; nil when none waits.
+    package var nextDeadline: Int64? { core.nextDeadline }
+
     /// Schedules `action` at the current virtual time.
     @discardableResult
     public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
@@ -189,6 +192,7 @@ private final class TestSchedulerCore: @unchecked Sendable {
 
     var nowNanoseconds: Int64 { state.withLock { $0.now } }
     var pendingCount: Int { state.withLock { $0.heap.count } }
+    var nextDeadline: Int64? { state.withLock { $0.heap.firstKey?.deadline } }
 
     func insert(dueIn delay: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         state.withLock { state in

@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+extension TestScheduler {
+    /// Runs `body` on this scheduler, with everything it makes ready, at the current virtual time,
+    /// and returns its result: the way a test awaits an actor pinned to the scheduler, or any async
+    /// code that runs on it, without hanging.
+    ///
+    /// ```swift
+    /// let test = TestScheduler()
+    /// let sessions = Sessions(on: test)                        // an actor pinned to `test`
+    /// try await test.drive { await sessions.open(id: 1) }
+    /// test.advance(by: .seconds(30))                           // the idle timer expires
+    /// #expect(try await test.drive { await sessions.isOpen(1) } == false)
+    /// ```
+    ///
+    /// `body` runs in a task that prefers this scheduler, so its jobs, the jobs of actors pinned to
+    /// the scheduler it calls, and tasks its timers resume all run on the calling thread, inside
+    /// this call, in virtual-time order. `drive` never moves the clock by itself: advance it
+    /// between `drive` calls, or from `body` itself (`test.advance(by:)` runs what falls due, and
+    /// `body` goes on at the new time) — not from inside a method of an actor pinned to the
+    /// scheduler, whose next job could then run inside its current one.
+    ///
+    /// When `body` cannot finish because nothing on the scheduler is ready — it awaits a sleep or a
+    /// timer that needs `advance`, or work outside the scheduler (the main actor, a Dispatch
+    /// callback, I/O) — `drive` cancels its task, runs what the cancellation makes ready (a
+    /// cancelled sleep throws at once), and throws ``TestSchedulerStall``, which says what is
+    /// pending and when the next action is due. It never waits in real time.
+    ///
+    /// Without `drive`, awaiting an actor pinned to a test scheduler from the test's own task hangs
+    /// silently: nothing runs the actor's job until someone advances the scheduler, and the test's
+    /// task is the one waiting.
+    ///
+    /// - Note: this version drives what runs on the scheduler. A plain `Task {}` that `body`'s code
+    ///   starts (for instance inside swift-async-algorithms' `debounce`) runs on the global pool,
+    ///   outside `drive`: see the Testing article.
+    /// - Throws: ``TestSchedulerStall`` when `body` cannot finish at the current virtual time;
+    ///   otherwise what `body` throws.
+    public func drive<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let task = Task(executorPreference: self) {
+            do {
+                let value = try await body()
+                outcome.withLock { $0 = .success(value) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+        runReady()
+        if let result = outcome.withLock({ $0 }) { return try result.get() }
+        let pendingCount = pendingCount
+        let nextDeadline = nextDeadline
+        let now = virtualNanoseconds
+        task.cancel()
+        runReady()
+        throw TestSchedulerStall(
+            now: Nanoseconds.date(sinceEpoch: now),
+            pendingCount: pendingCount,
+            nextDueDate: nextDeadline.map(Nanoseconds.date(sinceEpoch:)),
+            bodyEndedWhenCancelled: outcome.withLock { $0 != nil }
+        )
+    }
+
+    /// Runs everything due at the current virtual time, also what a `drive` body's own `advance`
+    /// made due at a later `now`.
+    private func runReady() {
+        repeat {
+            advance(by: .zero)
+        } while (nextDeadline.map { $0 <= virtualNanoseconds } ?? false)
+    }
+}
+
+/// Thrown by ``TestScheduler/drive(_:)`` when its body cannot finish at the current virtual time:
+/// nothing on the scheduler is ready, and the body waits — on a timer or a sleep that needs
+/// `advance`, or on work outside the scheduler.
+public struct TestSchedulerStall: Error, Sendable, CustomStringConvertible {
+    /// The scheduler's virtual time when the body stalled.
+    public let now: Date
+    /// Actions waiting on the scheduler then (timers, sleeps, periodic timers).
+    public let pendingCount: Int
+    /// When the first of them is due; nil when none is pending (the body waits on something
+    /// outside the scheduler).
+    public let nextDueDate: Date?
+    /// Whether the body ended once `drive` cancelled it (it waited on this scheduler, and reacts to
+    /// cancellation); false when it still waits, on something outside the scheduler.
+    public let bodyEndedWhenCancelled: Bool
+
+    /// Makes the error; ``TestScheduler/drive(_:)`` is what throws it.
+    public init(now: Date, pendingCount: Int, nextDueDate: Date?, bodyEndedWhenCancelled: Bool) {
+        self.now = now
+        self.pendingCount = pendingCount
+        self.nextDueDate = nextDueDate
+        self.bodyEndedWhenCancelled = bodyEndedWhenCancelled
+    }
+
+    /// What is pending and what to do about it.
+    public var description: String {
+        let pending = "\(pendingCount) action\(pendingCount == 1 ? "" : "s") pending"
+        let next =
+            nextDueDate.map { due in
+                let seconds = due.timeIntervalSince(now)
+                return ", the next due in \(String(format: "%.6f", seconds)) s of virtual time "
+                    + "(advance the scheduler to run it, between drive calls or from the body)"
+            } ?? ""
+        let outside = bodyEndedWhenCancelled ? "" : "; the body still waits after cancellation: on work outside the scheduler?"
+        return "TestSchedulerStall: the body waits, but nothing on the TestScheduler is ready at its current time "
+            + "(\(now)): \(pending)\(next)\(outside)"
+    }
+}
