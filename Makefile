@@ -5,12 +5,17 @@
 #               (and the resolution check and the documentation build below)
 # and more:
 #   make check-resolution  what a package depending on this one resolves, per product and trait
+#   make examples  every ```swift block of README.md and the DocC articles compiled from a package
+#                 outside this one, the program blocks run (scripts/check-examples.sh)
 #   make docs     the DocC documentation of every public module, warnings as errors
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
 SWIFT ?= swift
+# SwiftPM passes enabled traits to the compiler as -D flags in hash order: with random hashing, two
+# builds with the same --traits may differ in flag order and rebuild everything.
+export SWIFT_DETERMINISTIC_HASHING := 1
 # Every integration trait and the command-line tool's (see Package.swift): the repository's own
 # builds use all of them, always the same set, so the builds share one plan.
 TRAITS := --traits OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
@@ -45,7 +50,7 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: check-resolution test-unit crosscheck docs test-tsan test-asan
+test: check-resolution examples test-unit crosscheck docs test-tsan test-asan
 
 test-unit: deps
 	$(STEP) unit $(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
@@ -69,6 +74,13 @@ test-asan: deps
 check-resolution:
 	SWIFT=$(SWIFT) ./scripts/check-resolution.sh
 
+# The documentation's Swift examples, from a consumer package in .build-examples/ (markers:
+# Tests/ExamplesConsumer/README.md). About 3 minutes the first time (it builds the package and the
+# integrations again), seconds after.
+.PHONY: examples
+examples: deps
+	SWIFT=$(SWIFT) ./scripts/check-examples.sh
+
 docs: deps
 	SWIFT=$(SWIFT) ./scripts/docs.sh
 
@@ -81,4 +93,4 @@ example: deps
 	SWIFT=$(SWIFT) ./scripts/example.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-docs Examples/TimeoutServer/.build
+	rm -rf .build .build-tsan .build-asan .build-docs .build-examples Examples/TimeoutServer/.build

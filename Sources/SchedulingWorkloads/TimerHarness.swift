@@ -1,6 +1,6 @@
 /// How a timer workload prepares its measured burst and what it checks: the two harnesses that
 /// run the workloads did this differently before they shared them, and each keeps its own way so
-/// that its figures stay comparable with its published ones (README, Benchmarks/README.md).
+/// that its figures stay comparable with its published ones (Docs/Performance.md, Benchmarks/README.md).
 @_spi(Workloads)
 public struct TimerHarness: Sendable {
     /// Gives freed memory back (`malloc_trim`) and waits a round trip before each measured burst,

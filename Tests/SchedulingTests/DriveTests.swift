@@ -17,7 +17,7 @@ private actor Sessions<S: DateScheduler & SerialExecutor> {
 
     func touch(_ id: Int, idle: Duration = .seconds(30)) {
         open[id]?.dispose()
-        open[id] = scheduler.schedule(after: idle) { [unowned self] in
+        open[id] = scheduler.schedule(after: idle) {
             self.assumeIsolated { $0.expire(id) }
         }
     }

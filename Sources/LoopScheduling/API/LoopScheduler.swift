@@ -35,7 +35,7 @@ import Synchronization
 ///
 ///     func touch(_ id: Int) {                  // every request pushes the idle timeout back
 ///         idle[id]?.dispose()
-///         idle[id] = scheduler.schedule(after: .seconds(30)) { [unowned self] in
+///         idle[id] = scheduler.schedule(after: .seconds(30)) {
 ///             self.assumeIsolated { $0.expire(id) }  // on the loop thread, inside the actor
 ///         }
 ///     }

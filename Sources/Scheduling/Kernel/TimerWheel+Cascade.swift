@@ -85,8 +85,8 @@ extension TimerWheel {
     /// range: tens of thousands at a steady firing rate, more than one tick of chunks moves).
     /// Early is correct (the heap is precise): meanwhile a timer due before the bucket's first
     /// tick goes to the heap instead of a lower bucket. It applies once the bucket is the earliest
-    /// occupied one, which under steady firing is often only a tick before (README, "The timer
-    /// targets, one session").
+    /// occupied one, which under steady firing is often only a tick before (Docs/Performance.md,
+    /// "Lateness").
     @inlinable @inline(__always)
     func cascadeLead(of index: Int) -> Int64 {
         // Level 0 (indices below 64) never cascades; nor does a bucket within the budget.

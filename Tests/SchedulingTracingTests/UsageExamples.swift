@@ -6,17 +6,17 @@ import SchedulingTracing
 import Testing
 import Tracing
 
-// The README's tracing example, verbatim between the `README:` markers, so CI proves it compiles
-// and does what it says. `tracer` stands for the reader's tracer (InstrumentationSystem.tracer).
+// Usage examples (the earlier README's), kept as tests of what they promise. The examples of
+// the README and the DocC articles themselves are compiled and run from an outside consumer
+// package by `make examples`.
 
-@Suite("README examples: trace context")
-struct TracingReadmeExamples {
+@Suite("Usage examples: trace context")
+struct TracingUsageExamples {
     @Test("A loop callback and a virtual-time timeout in the request's trace")
     func traceContext() async throws {
         let tracer = InMemoryTracer()
         // The request's 30 s timeout cannot have fired if the whole example took less.
         let started = Nanoseconds.monotonicNow()
-        // README: tracing
         let loop = try LoopScheduler(name: "io")
         let traced = loop.propagatingServiceContext()  // the same loop, carrying ServiceContext
 
@@ -44,7 +44,6 @@ struct TracingReadmeExamples {
             }
         }
         test.advance(by: .seconds(2))
-        // README: end
         let took = Nanoseconds.monotonicNow() - started
         await loop.shutdown()
 

@@ -7,8 +7,9 @@ import SchedulingServiceLifecycle
 import ServiceLifecycle
 import Testing
 
-// The README's service-lifecycle example, verbatim between the `README:` markers, so CI proves it
-// compiles and runs. `logger` is quiet here; `TimeoutServer` stands for the reader's own service.
+// A usage example (the earlier README's service-lifecycle one), kept as a test of what it
+// promises; the README's and the DocC articles' own blocks are compiled from an outside consumer (`make examples`).
+// `logger` is quiet here; `TimeoutServer` stands for the reader's own service.
 
 private let printed = LockedValue<[String]>([])
 private func print(_ items: Any...) {
@@ -32,12 +33,11 @@ private struct TimeoutServer: Service {
     }
 }
 
-@Suite("README examples: service lifecycle")
-struct ServiceReadmeExamples {
+@Suite("Usage examples: service lifecycle")
+struct ServiceUsageExamples {
     @Test("A LoopSchedulerGroup in a ServiceGroup")
     func serviceGroup() async throws {
         let logger = quietLogger
-        // README: service
         let loops = try LoopSchedulerGroup(count: 2, name: "io")
         let server = TimeoutServer(timeouts: loops)  // your service, arming its timeouts on the loops
         let services = ServiceGroup(
@@ -50,7 +50,6 @@ struct ServiceReadmeExamples {
             )
         )
         try await services.run()  // once `server` returns (or on a signal): the loops shut down last
-        // README: end
         #expect(printed.withLock { $0 } == ["served"])
         for loop in loops.schedulers { #expect(refusesWork(loop)) }
     }

@@ -8,19 +8,19 @@ import Scheduling
 import SchedulingCombine
 import Testing
 
-// The README's OpenCombine example, verbatim between the `README:` markers, so CI proves it
-// compiles and runs. `print` is shadowed to record what the example prints.
+// A usage example (the earlier README's OpenCombine one), kept as a test of what it
+// promises; the README's and the DocC articles' own blocks are compiled from an outside consumer (`make examples`).
+// `print` is shadowed to record what the example prints.
 
 private let printed = LockedValue<[String]>([])
 private func print(_ items: Any...) {
     printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
 }
 
-@Suite("README examples: OpenCombine")
-struct CombineReadmeExamples {
+@Suite("Usage examples: OpenCombine")
+struct CombineUsageExamples {
     @Test("debounce on a loop, delay on virtual time")
     func combine() async throws {
-        // README: combine
         let loop = try LoopScheduler(name: "search")
         let keystrokes = PassthroughSubject<String, Never>()
         let search = keystrokes
@@ -33,7 +33,6 @@ struct CombineReadmeExamples {
         let test = TestScheduler()
         let answer = Just(42).delay(for: .seconds(5), scheduler: test.combine).sink { print("got", $0) }
         test.advance(by: .seconds(5))  // prints "got 42" now
-        // README: end
         #expect(printed.withLock { $0.contains("got 42") })
         let searched = await eventually { printed.withLock { $0.contains("search: swift") } }
         #expect(searched)

@@ -5,7 +5,9 @@ import LoopSchedulingTestSupport
 import Scheduling
 import Testing
 
-// The README's examples, verbatim between the `README:` markers, so CI proves they compile and run,
+// Usage examples (the earlier README's), kept as tests of what they promise. The examples of
+// the README and the DocC articles themselves are compiled and run from an outside consumer
+// package by `make examples`. and run,
 // each followed by checks of what the snippet promises. `print`, `process` and `ping` are shadowed
 // to record what the examples do instead of writing to the test log.
 
@@ -20,8 +22,6 @@ private func process(_ chunk: Int) {
 private let pings = LockedValue(0)
 private func ping() { pings.withLock { $0 += 1 } }
 private func hasPrinted(_ line: String) -> Bool { printed.withLock { $0.contains(line) } }
-
-// README: actor
 actor Session {
     let loop: LoopScheduler
     var requests = 0
@@ -32,13 +32,11 @@ actor Session {
         return requests
     }
 }
-// README: end
 
-@Suite("README examples", .serialized)
-struct ReadmeExamples {
+@Suite("Usage examples", .serialized)
+struct UsageExamples {
     @Test("Dispatch-backed schedulers")
     func dispatchSchedulers() async throws {
-        // README: dispatch
         let database = QueueScheduler(name: "db", priority: .low)
         let timeout = database.schedule(after: .seconds(5)) { print("gave up") }
         database.schedule {
@@ -55,7 +53,6 @@ struct ReadmeExamples {
             ping()
         }
         heartbeat.dispose()
-        // README: end
         // The immediate scheduler ran its action before `schedule` returned: nothing waited yet.
         #expect(hasPrinted("runs before schedule returns"))
         // The db task ran (FIFO) before this one, as the current scheduler, and disposed the timeout.
@@ -75,7 +72,6 @@ struct ReadmeExamples {
 
     @Test("Test scheduler")
     func testScheduler() {
-        // README: test
         let scheduler = TestScheduler()
         let fired = LockedValue(false)
         scheduler.schedule(after: .seconds(30)) { fired.withLock { $0 = true } }
@@ -83,7 +79,6 @@ struct ReadmeExamples {
         assert(!fired.withLock { $0 })
         scheduler.advance(by: .seconds(1))
         assert(fired.withLock { $0 })
-        // README: end
         // The `assert`s above vanish in release builds: the same promises, checked here.
         #expect(fired.withLock { $0 })
         #expect(scheduler.now == Date(timeIntervalSinceReferenceDate: 30), "virtual time stopped elsewhere")
@@ -99,7 +94,6 @@ struct ReadmeExamples {
     func loopScheduler() async throws {
         // The synchronous shutdown() blocks its caller until the loop is closed: a thread made for it.
         let (loop, requestTimeout, ticker) = try await onOwnThread { () throws -> (LoopScheduler, any Disposable, any Disposable) in
-            // README: loop
             let loop = try LoopScheduler(name: "timeouts")
             let requestTimeout = loop.schedule(after: .seconds(30)) { print("request timed out") }
             requestTimeout.dispose()  // the usual fate of a timeout: closure freed now, slot within 10 ms
@@ -115,7 +109,6 @@ struct ReadmeExamples {
 
             loop.schedule { print("on the loop thread, current:", loop.isCurrent) }
             loop.syncShutdown()  // runs accepted tasks, disposes timers, closes the loop, joins the thread
-            // README: end
             return (loop, requestTimeout, ticker)
         }
         // The accepted task ran, on the loop as its current scheduler, before shutdown returned.
@@ -134,7 +127,6 @@ struct ReadmeExamples {
     func loopRunAndGroup() async throws {
         // run(name:) and the synchronous shutdown() block their caller: a thread made for them.
         try await onOwnThread {
-            // README: run
             try LoopScheduler.run(name: "server") { loop in
                 loop.schedule(after: .milliseconds(10)) {
                     print("serving on the main thread")
@@ -145,7 +137,6 @@ struct ReadmeExamples {
             let group = try LoopSchedulerGroup(count: 2, name: "io")
             group.next().schedule { print("round robin") }
             group.syncShutdown()
-            // README: end
         }
         // run(name:) returned only once its loop had run the timer and shut down.
         #expect(hasPrinted("serving on the main thread"))
@@ -155,7 +146,6 @@ struct ReadmeExamples {
 
     @Test("Swift concurrency")
     func concurrency() async throws {
-        // README: concurrency
         let loop = try LoopScheduler(name: "sessions")
         let session = Session(loop: loop)
         // One timer on the loop's heap, dropped once the operation returns (within 10 ms from another
@@ -172,7 +162,6 @@ struct ReadmeExamples {
             finished.withLock { $0 = true }
         }
         test.advance(by: .seconds(5))  // the task has finished when this returns: no yields, no polling
-        // README: end
         #expect(served == 1)
         #expect(finished.withLock { $0 })
     }
