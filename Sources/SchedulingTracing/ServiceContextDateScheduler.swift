@@ -90,6 +90,31 @@ public final class ServiceContextDateScheduler: DateScheduler {
         return base.schedule(start, leeway: leeway, handler: ServiceContextHandler(base: handler, context: context))
     }
 
+    /// The base's re-armable timer, run with the context current at this call: a re-arm keeps
+    /// that context (it moves the timer, it does not schedule a new one).
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        _ action: __owned @escaping @Sendable () -> Void
+    ) -> any RearmableTimer {
+        base.scheduleRearmable(start, leeway: leeway, ServiceContextCapture.carrying(action))
+    }
+
+    /// The base's closure-free re-armable timer; its outcome reaches `handler` with the context
+    /// current at this call, whatever the context of a later re-arm.
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        handler: some SchedulerTimerHandler
+    ) -> any RearmableTimer {
+        guard let context = ServiceContext.current else {
+            return base.scheduleRearmable(start, leeway: leeway, handler: handler)
+        }
+        return base.scheduleRearmable(start, leeway: leeway, handler: ServiceContextHandler(base: handler, context: context))
+    }
+
     /// The base's closure-free periodic timer; every tick reaches `handler` with the context
     /// current at this call.
     @discardableResult

@@ -15,6 +15,14 @@ public enum Measure {
         return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
     }
 
+    /// CPU time of the calling thread, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+    public static func threadCPUNanoseconds() -> Int64 {
+        var now = timespec()
+        let rc = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        precondition(rc == 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed: errno \(errno)")
+        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+    }
+
     /// User plus system CPU time of the whole process, in seconds.
     public static func processCPUSeconds() -> Double {
         process_stats_cpu_seconds()

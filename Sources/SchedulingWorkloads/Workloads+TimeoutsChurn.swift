@@ -34,19 +34,27 @@ extension Workloads {
         var next = 0
         let start = Measure.now()
         for _ in 0..<operations {
-            let index: Int
-            if random {
-                index = Int(generator.next() % UInt64(n))
-            } else {
-                index = next
-                next = next + 1 == n ? 0 : next + 1
-            }
+            let index = pick(in: n, random: random, generator: &generator, next: &next)
             cancel(ring[index])
             ring[index] = arm()
         }
         let perOperation = Double(Measure.now() - start) / Double(operations)
         for handle in ring { cancel(handle) }
         return (nanosecondsPerOperation: perOperation, bytesPerTimer: bytes)
+    }
+
+    /// The ring position an operation works on: the oldest (`next`, cycling), or with `random` one
+    /// drawn from `generator`. What `timeouts-churn` and `rearm` share, so their orders match.
+    @inlinable @inline(__always)
+    public static func pick<Generator: RandomNumberGenerator>(
+        in n: Int,
+        random: Bool,
+        generator: inout Generator,
+        next: inout Int
+    ) -> Int {
+        if random { return Int(generator.next() % UInt64(n)) }
+        defer { next = next + 1 == n ? 0 : next + 1 }
+        return next
     }
 
     /// `timeouts-churn`, one pass, with 30 s timeouts on `system`: ``churn(pending:random:generator:operations:arm:cancel:)``

@@ -10,7 +10,7 @@ import Scheduling
 /// pending in random order it is memory-bound (a cold handle and a cold entry per operation).
 struct Bound: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Runs timers-cancel and timeouts-churn with no timer store: the harness's own cost."
+        abstract: "Runs timers-cancel, timeouts-churn and rearm with no timer store: the harness's own cost."
     )
 
     @Option(help: "Pending timers (repeatable).")
@@ -42,6 +42,15 @@ struct Bound: ParsableCommand {
                     harness: harness
                 )
                 row("timeouts-churn", size, random ? "ns/op random" : "ns/op fifo", run.nanosecondsPerOperation)
+            }
+        }
+        for size in n {
+            for random in [false, true] {
+                var generator = Workload.churnGenerator
+                let run = Workloads.rearm(pending: size, random: random, generator: &generator) {
+                    NullStoreSystem.RearmableEntry(deadline: Measure.now() &+ 30_000_000_000) { fired.add() }
+                }
+                row("rearm", size, random ? "ns/op random" : "ns/op fifo", run.nanosecondsPerOperation)
             }
         }
         if fired.count > 0 { throw ValidationError("\(fired.count) cancelled timers ran") }

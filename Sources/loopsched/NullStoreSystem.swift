@@ -1,4 +1,5 @@
 #if CommandLineTool
+import Foundation
 @_spi(SchedulerEngine) import Scheduling
 @_spi(Workloads) import SchedulingWorkloads
 
@@ -44,5 +45,29 @@ struct NullStoreSystem: WorkloadSystem {
     }
 
     func shutdown() {}
+
+    /// A re-armable timer with no store: a re-arm reads the clock and writes the entry's deadline,
+    /// what any store's re-arm does at the least.
+    // Used on one thread only (`loopsched bound`).
+    final class RearmableEntry: ScheduledAction, RearmableTimer, @unchecked Sendable {
+        var deadline: Int64
+
+        init(deadline: Int64, action: __owned @escaping @Sendable () -> Void) {
+            self.deadline = deadline
+            super.init(action: consume action)
+        }
+
+        func rearm(after delay: Duration) -> Bool {
+            guard !isDisposed else { return false }
+            deadline = Measure.now() &+ Nanoseconds.of(delay)
+            return true
+        }
+
+        func rearm(at date: Date) -> Bool {
+            guard !isDisposed else { return false }
+            deadline = Nanoseconds.sinceEpoch(date)
+            return true
+        }
+    }
 }
 #endif

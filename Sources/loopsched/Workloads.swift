@@ -23,11 +23,14 @@ enum Workload: String, CaseIterable, Codable {
     case lateness = "lateness"
     case pendingMemory = "pending-memory"
     case timeoutsChurn = "timeouts-churn"
+    case rearm = "rearm"
+    case rearmFire = "rearm-fire"
 
     /// The default size (tasks or timers; for periodic-drift, ticks).
     var defaultSize: Int {
         switch self {
-        case .submitCross, .submitOnloop, .timersFire, .timersCancel, .pendingMemory, .timeoutsChurn: 1_000_000
+        case .submitCross, .submitOnloop, .timersFire, .timersCancel, .pendingMemory, .timeoutsChurn, .rearm: 1_000_000
+        case .rearmFire: 100_000
         case .periodicDrift: 300
         case .lateness: 100_000
         }
@@ -48,6 +51,12 @@ enum Workload: String, CaseIterable, Codable {
         case .lateness: "n timers uniform in [0, 2 s]; lateness of those due after the burst"
         case .pendingMemory: "bytes per pending timer with n pending (closure timers, then handler timers)"
         case .timeoutsChurn: "n pending 30 s timeouts; 1M ops each cancel one (oldest, then random) and schedule one"
+        case .rearm:
+            "n pending 30 s re-armable timeouts; 1M ops each push one back to now + 30 s (oldest, then random), "
+                + "on the scheduler's thread, then from another thread"
+        case .rearmFire:
+            "n timers due in 50 ms, each pushed back 3 times then fired: CPU ns per timer with rearm, "
+                + "and with dispose + schedule"
         }
     }
 
@@ -63,6 +72,8 @@ enum Workload: String, CaseIterable, Codable {
             case .lateness: try Self.lateness(target, n, seed: seed, into: &sample)
             case .pendingMemory: Self.pendingMemory(target, n, into: &sample)
             case .timeoutsChurn: Self.timeoutsChurn(target, n, into: &sample)
+            case .rearm: Self.rearm(target, n, into: &sample)
+            case .rearmFire: Self.rearmFire(target, n, into: &sample)
             }
         } catch {
             sample.failures.append(error.description)
@@ -181,6 +192,44 @@ enum Workload: String, CaseIterable, Codable {
         }
         target.roundTrip()
         if fired.count > 0 { sample.failures.append("\(fired.count) cancelled timeouts fired") }
+    }
+
+    /// `rearm`: the idle timeout pushed back per request. A steady state of `n` pending 30 s
+    /// re-armable timers; each of 1M operations pushes one back to now + 30 s (the oldest, then a
+    /// random one), on the scheduler's thread, then the same from another thread. ns per
+    /// operation, bytes per pending timer, and heap bytes kept per operation (0: nothing kept).
+    private static func rearm(_ target: SchedulerSystem, _ n: Int, into sample: inout Sample) {
+        let fired = Tally()
+        for fromOtherThread in [false, true] {
+            for random in [false, true] {
+                let run = Workloads.rearm(
+                    target.scheduler,
+                    pending: n,
+                    random: random,
+                    generator: churnGenerator,
+                    fromOtherThread: fromOtherThread,
+                    strayFires: fired
+                )
+                let order = random ? "random" : "fifo"
+                sample.metrics[fromOtherThread ? "ns/op \(order) other thread" : "ns/op \(order)"] = run.nanosecondsPerOperation
+                if !random && !fromOtherThread {
+                    sample.metrics["bytes/timer"] = run.bytesPerTimer
+                    sample.metrics["bytes kept/op"] = run.bytesKeptPerOperation
+                }
+            }
+        }
+        target.roundTrip()
+        if fired.count > 0 { sample.failures.append("\(fired.count) pushed-back timeouts fired") }
+    }
+
+    /// `rearm-fire`: re-armed timers that do come due, against dispose + schedule.
+    private static func rearmFire(_ target: SchedulerSystem, _ n: Int, into sample: inout Sample) {
+        for rearms in [true, false] {
+            let run = Workloads.rearmFire(target.scheduler, n, delayMilliseconds: 50, pushes: 3, rearms: rearms)
+            sample.metrics[rearms ? "CPU ns/timer rearm" : "CPU ns/timer dispose+schedule"] = run.cpuNanosecondsPerTimer
+            if run.early > 0 { sample.failures.append("\(run.early) re-armed timers fired before their last deadline") }
+            if run.fired != n { sample.failures.append("\(run.fired) of \(n) timers fired") }
+        }
     }
 }
 #endif

@@ -294,7 +294,7 @@ struct LoopTimerStoreModelTests {
             case .keep: clock = store.armedDeadline ?? clock
             }
             store.driverFired()
-            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) { fired.append(due) }
+            while let due = store.popDue(monotonicNow: clock, limit: store.nextSequence) { fired.append((due.timer, due.lateness)) }
         }
         return fired
     }

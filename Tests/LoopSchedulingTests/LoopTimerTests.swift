@@ -281,3 +281,64 @@ struct LoopTimerTests {
         }
     }
 }
+
+@Suite("LoopScheduler re-armable timers")
+struct LoopRearmTests {
+    @Test("On the loop thread a far timer pushed back stays in its wheel slot until its bucket comes due, and fires once at its last deadline")
+    func lazyOnLoopThread() async throws {
+        let loop = try LoopScheduler(name: "rearm-lazy")
+        let fired = LockedValue<[Int64]>([])
+        let timer = loop.scheduleRearmable(after: .seconds(30)) { fired.withLock { $0.append(Nanoseconds.monotonicNow()) } }
+        let slots = LockedValue<[Int]>([])
+        let entry = try #require(timer as? LoopTimer)
+        let done = LockedValue(false)
+        loop.schedule {
+            slots.withLock { $0.append(entry.heapIndex) }
+            for push in 1...1_000 { _ = timer.rearm(after: .seconds(30) + .milliseconds(push)) }
+            slots.withLock { $0.append(entry.heapIndex) }
+            done.withLock { $0 = true }
+        }
+        #expect(await eventually { done.withLock { $0 } })
+        let seen = slots.withLock { $0 }
+        #expect(seen.count == 2 && seen[0] <= -2, "a 30 s timer waits in the wheel: \(seen)")
+        #expect(seen.first == seen.last, "a later deadline moved the timer: \(seen)")
+        // Brought forward from the loop thread: it moves at once and fires.
+        let broughtAt = LockedValue<Int64>(0)
+        loop.schedule {
+            broughtAt.withLock { $0 = Nanoseconds.monotonicNow() }
+            _ = timer.rearm(after: .milliseconds(5))
+        }
+        #expect(await eventually { fired.withLock { !$0.isEmpty } })
+        let firedAt = try #require(fired.withLock { $0 }.first)
+        #expect(firedAt >= broughtAt.withLock { $0 } + 5_000_000)
+        #expect(await eventually { loop.statistics.timersPending == 0 })
+        await loop.shutdown()
+    }
+
+    @Test("A re-armable timer made after shutdown is refused: it never runs and rearm returns false")
+    func afterShutdown() async throws {
+        let loop = try LoopScheduler(name: "rearm-closed")
+        await loop.shutdown()
+        let timer = loop.scheduleRearmable(after: .zero) {}
+        #expect(timer.isDisposed)
+        #expect(!timer.rearm(after: .zero))
+    }
+
+    @Test("Shutdown disposes a pending re-armable handler timer and tells its handler")
+    func shutdownTellsHandler() async throws {
+        let loop = try LoopScheduler(name: "rearm-shutdown")
+        let told = LockedValue(false)
+        let timer = loop.scheduleRearmable(after: .seconds(3_600), handler: ShutdownHandler { told.withLock { $0 = true } })
+        #expect(timer.rearm(after: .seconds(7_200)))
+        #expect(await eventually { loop.statistics.timersPending == 1 })
+        await loop.shutdown()
+        #expect(told.withLock { $0 })
+        #expect(!timer.rearm(after: .zero))
+    }
+}
+
+private struct ShutdownHandler: SchedulerTimerHandler {
+    let cancelled: @Sendable () -> Void
+    func timerFired() {}
+    func timerCancelledByScheduler() { cancelled() }
+}

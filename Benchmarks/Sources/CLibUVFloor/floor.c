@@ -113,6 +113,20 @@ static void timer_remove(floor_loop_t *l, ftimer_t *t) {
     }
 }
 
+/// Moves a timer to a new deadline in place: it takes a fresh seq (it orders as if scheduled now)
+/// and sifts down when later, up when earlier. No free, no malloc; not in the heap: inserted.
+static void timer_rearm(floor_loop_t *l, ftimer_t *t, int64_t deadline) {
+    if (t->index < 0) {
+        t->deadline = deadline;
+        timer_insert(l, t);
+        return;
+    }
+    int later = deadline >= t->deadline;  // with the fresh seq: a strictly greater key
+    t->deadline = deadline;
+    t->seq = l->seq++;
+    if (later) heap_down(l, t->index); else heap_up(l, t->index);
+}
+
 // ---- the loop ---------------------------------------------------------------------------------
 
 static void run_local(floor_loop_t *l) {
@@ -564,35 +578,47 @@ static ftimer_t *churn_timer(floor_loop_t *l) {
     return t;
 }
 
-static void churn_work(void *arg) {
-    churn_t *w = arg;
-    ftimer_t **ring = malloc(sizeof(ftimer_t *) * w->n);
+/// The timers' order of operations in churn and re-arm: the oldest (cycling through the ring,
+/// which holds them in scheduling order) or a random one, seeded.
+static int churn_pick(churn_t *w, uint64_t *seed, int *next) {
+    if (w->random_order) return (int)(splitmix(seed) % (uint64_t)w->n);
+    int index = *next;
+    *next = index + 1 == w->n ? 0 : index + 1;
+    return index;
+}
+
+/// Fills the ring with n pending 30 s timers; heap bytes per timer (the timer and its heap slot).
+static void churn_fill(churn_t *w, ftimer_t **ring) {
     struct mallinfo2 before = mallinfo2();
     for (int i = 0; i < w->n; i++) ring[i] = churn_timer(w->l);
     struct mallinfo2 after = mallinfo2();
     w->bytes_per_timer =
         (double)((long)(after.uordblks + after.hblkhd) - (long)(before.uordblks + before.hblkhd)) / w->n;
-    uint64_t seed = 7;
-    int next = 0;
-    int64_t start = now_ns();
-    for (int op = 0; op < w->ops; op++) {
-        int index;
-        if (w->random_order) {
-            index = (int)(splitmix(&seed) % (uint64_t)w->n);
-        } else {
-            index = next;
-            next = next + 1 == w->n ? 0 : next + 1;
-        }
-        timer_remove(w->l, ring[index]);
-        free(ring[index]);
-        ring[index] = churn_timer(w->l);
-    }
-    w->per_op = (double)(now_ns() - start) / w->ops;
+}
+
+static void churn_drain(churn_t *w, ftimer_t **ring) {
     for (int i = 0; i < w->n; i++) {
         timer_remove(w->l, ring[i]);
         free(ring[i]);
     }
     free(ring);
+}
+
+static void churn_work(void *arg) {
+    churn_t *w = arg;
+    ftimer_t **ring = malloc(sizeof(ftimer_t *) * w->n);
+    churn_fill(w, ring);
+    uint64_t seed = 7;
+    int next = 0;
+    int64_t start = now_ns();
+    for (int op = 0; op < w->ops; op++) {
+        int index = churn_pick(w, &seed, &next);
+        timer_remove(w->l, ring[index]);
+        free(ring[index]);
+        ring[index] = churn_timer(w->l);
+    }
+    w->per_op = (double)(now_ns() - start) / w->ops;
+    churn_drain(w, ring);
     countdown_tick(&w->c);
 }
 
@@ -605,6 +631,65 @@ double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_
     floor_stop(w.l);
     *bytes_per_timer = w.bytes_per_timer;
     return w.per_op;
+}
+
+// rearm-inplace: the churn's steady state, but each operation pushes one timeout (the oldest, or a
+// random one) back to now + 30 s by updating its key in the heap and sifting it: the timer stays,
+// nothing is freed or allocated.
+static void rearm_work(void *arg) {
+    churn_t *w = arg;
+    ftimer_t **ring = malloc(sizeof(ftimer_t *) * w->n);
+    churn_fill(w, ring);
+    uint64_t seed = 7;
+    int next = 0;
+    int64_t start = now_ns();
+    for (int op = 0; op < w->ops; op++) {
+        int index = churn_pick(w, &seed, &next);
+        timer_rearm(w->l, ring[index], now_ns() + 30000000000ll);
+    }
+    w->per_op = (double)(now_ns() - start) / w->ops;
+    churn_drain(w, ring);
+    countdown_tick(&w->c);
+}
+
+double floor_rearm_inplace(int n, int ops, int random_order, double *bytes_per_timer) {
+    malloc_trim(0);
+    churn_t w = {.l = floor_start(), .n = n, .ops = ops, .random_order = random_order};
+    countdown_init(&w.c, 1);
+    floor_submit(w.l, rearm_work, &w);
+    countdown_wait(&w.c);
+    floor_stop(w.l);
+    *bytes_per_timer = w.bytes_per_timer;
+    return w.per_op;
+}
+
+// rearm-uvtimer: the same with libuv's own timers: n uv_timer_t handles started 30 s out on a loop
+// that is not run (the handles only sit in its heap), then each operation restarts one with
+// uv_timer_start, which removes it from libuv's heap and inserts it again.
+static void uv_never_fires(uv_timer_t *h) { (void)h; abort(); }
+
+double floor_rearm_uvtimer(int n, int ops, int random_order) {
+    uv_loop_t loop;
+    CHECK(uv_loop_init(&loop));
+    uv_timer_t *handles = malloc(sizeof(uv_timer_t) * n);
+    for (int i = 0; i < n; i++) {
+        CHECK(uv_timer_init(&loop, &handles[i]));
+        CHECK(uv_timer_start(&handles[i], uv_never_fires, 30000, 0));
+    }
+    churn_t w = {.n = n, .random_order = random_order};  // for churn_pick's order only
+    uint64_t seed = 7;
+    int next = 0;
+    int64_t start = now_ns();
+    for (int op = 0; op < ops; op++) {
+        int index = churn_pick(&w, &seed, &next);
+        CHECK(uv_timer_start(&handles[index], uv_never_fires, 30000, 0));
+    }
+    double result = (double)(now_ns() - start) / ops;
+    for (int i = 0; i < n; i++) uv_close((uv_handle_t *)&handles[i], NULL);
+    CHECK(uv_run(&loop, UV_RUN_ONCE));  // runs the closes; 0: nothing left alive
+    CHECK(uv_loop_close(&loop));
+    free(handles);
+    return result;
 }
 
 long floor_heap_bytes_in_use(void) {

@@ -1,6 +1,8 @@
 // The C floor's timer workloads at any size, outside the benchmark framework, so that a
 // `loopsched bench --n N` run can have its floor measured beside it in the same session:
 //   floor-cli churn N fifo|random     timeouts-churn: ns per op, bytes per pending timer
+//   floor-cli rearm N fifo|random     rearm-inplace: ns per in-place push-back, bytes per timer
+//   floor-cli rearm-uv N fifo|random  rearm-uvtimer: ns per uv_timer_start on a started handle
 //   floor-cli cancel N fifo|random    timers-cancel: ns per schedule+cancel pair
 //   floor-cli fire N                  timers-fire: ns per schedule, seconds until all fired
 //   floor-cli lateness N              lateness p50/p99 (µs) of n timers in [0, 2 s]
@@ -11,7 +13,7 @@
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: floor-cli churn|cancel|fire|lateness N [fifo|random]\n");
+        fprintf(stderr, "usage: floor-cli churn|rearm|rearm-uv|cancel|fire|lateness N [fifo|random]\n");
         return 2;
     }
     int n = atoi(argv[2]);
@@ -24,6 +26,13 @@ int main(int argc, char **argv) {
         double bytes = 0;
         double ns = floor_timeouts_churn(n, 1000000, random_order, &bytes);
         printf("churn n=%d %s ns/op=%.1f bytes/timer=%.1f\n", n, random_order ? "random" : "fifo", ns, bytes);
+    } else if (strcmp(argv[1], "rearm") == 0) {
+        double bytes = 0;
+        double ns = floor_rearm_inplace(n, 1000000, random_order, &bytes);
+        printf("rearm n=%d %s ns/op=%.1f bytes/timer=%.1f\n", n, random_order ? "random" : "fifo", ns, bytes);
+    } else if (strcmp(argv[1], "rearm-uv") == 0) {
+        double ns = floor_rearm_uvtimer(n, 1000000, random_order);
+        printf("rearm-uv n=%d %s ns/op=%.1f\n", n, random_order ? "random" : "fifo", ns);
     } else if (strcmp(argv[1], "cancel") == 0) {
         long held = 0;
         double ns = floor_timers_cancel(n, random_order, &held);

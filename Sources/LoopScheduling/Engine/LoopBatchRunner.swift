@@ -131,6 +131,8 @@ final class LoopBatchRunner {
                 }
             case .cancelled(let timer):
                 core.timers.remove(core, timer)
+            case .rearmed(let timer):
+                core.timers.reposition(core, timer)
             case .taskJob(let job):
                 runTaskJob(core, job)
             case .actorJob(let job):
@@ -154,8 +156,8 @@ final class LoopBatchRunner {
             case .work(let entry): run(core, entry)
             case .taskJob(let job): runTaskJob(core, job)
             case .actorJob(let job): runActorJob(core, job)
-            case .cancelled:
-                preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation in the loop-local queue")
+            case .cancelled, .rearmed:
+                preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation or re-arm in the loop-local queue")
             }
         }
         core.recycler.recycle(&items)

@@ -266,6 +266,32 @@ final class LoopCore: @unchecked Sendable {
         return entry
     }
 
+    /// ``scheduleTimer(_:)`` for a re-armable timer: the entry is the handle, also when refused
+    /// (disposed then: a re-arm returns false).
+    func scheduleRearmableTimer(_ entry: __owned LoopTimer) -> LoopTimer {
+        _ = scheduleTimer(entry)
+        return entry
+    }
+
+    /// Moves `timer` to `deadline`, from any thread (``RearmableTimer``). False if it is not
+    /// pending. On the loop thread the store moves it (lazily when later, see
+    /// ``LoopTimerStore/rearm(_:to:)``); from another thread the deadline is written in place,
+    /// where the loop reads it when the timer's bucket moves or when it claims the timer to fire
+    /// it, and an earlier deadline is queued so that the loop files the timer again now.
+    func rearm(_ timer: LoopTimer, to deadline: Int64) -> Bool {
+        guard ActionLifecycle.beginRearm(timer.state) else { return false }
+        if isOnLoopThread {
+            timers.rearm(self, timer, to: deadline)
+            ActionLifecycle.endRearm(timer.state)
+            return true
+        }
+        let earlier = deadline < timer.deadlineBeforePublication
+        timer.requestDeadline(deadline)
+        ActionLifecycle.endRearm(timer.state)
+        if earlier { _ = remote.submit(.rearmed(timer)) }
+        return true
+    }
+
     /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.
     func enqueue(_ item: LoopItem) {
         if !submit(item) { fallback.enqueue(item, core: self) }

@@ -10,6 +10,9 @@ enum LoopItem {
     case work(LoopWork)
     /// A timer that was disposed on another thread.
     case cancelled(LoopTimer)
+    /// A timer re-armed on another thread to an earlier deadline (already written in the entry):
+    /// the loop files it again now. (A later deadline needs no item: see ``LoopTimer``.)
+    case rearmed(LoopTimer)
     /// A job of a task that prefers the scheduler, run with it as the task executor only: its
     /// nonisolated code then calls nonisolated functions without a hop.
     case taskJob(UnownedJob)

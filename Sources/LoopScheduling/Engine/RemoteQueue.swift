@@ -122,7 +122,7 @@ final class RemoteQueue: @unchecked Sendable {
         case .taskJob, .actorJob:
             let state = lifecycle.state
             return state == .open || state == .draining
-        case .work, .cancelled:
+        case .work, .cancelled, .rearmed:
             return lifecycle.isOpen
         }
     }
@@ -195,6 +195,12 @@ final class RemoteQueue: @unchecked Sendable {
             guard !entry.isWall else { return .wake }
             // The submitter still owns the entry: its deadline is settled.
             guard unsafeDowncast(entry, to: LoopTimer.self).deadlineBeforePublication >= promise.armedDeadline else { return .wake }
+            return promise.isFlushing ? .nothing : .flush
+        case .rearmed(let timer):
+            // Like a new timer: its deadline is written, and moved earlier.
+            if promise.isAwake { return .nothing }
+            guard !timer.isWall else { return .wake }
+            guard timer.deadlineBeforePublication >= promise.armedDeadline else { return .wake }
             return promise.isFlushing ? .nothing : .flush
         case .cancelled:
             // A cancelled timer that fires first is skipped by its state; it only holds memory

@@ -5,7 +5,6 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
 // Every libuv call and every raw pointer of the loop engine lives in this file (pthread calls
 // live in LoopThread.swift, a host program's few libuv calls in HostUVLoop.swift). The handles' `data` field points at their UVHandles, which keeps
 // itself retained from set-up until the last close callback, so a callback never sees freed

@@ -1,33 +1,49 @@
+import Foundation
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
 /// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
-// Heap fields are loop-confined once published; the rest follows LoopWork's state machine.
-class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
+///
+/// Every one-shot timer can be re-armed (``RearmableTimer``): its deadline is an atomic that a
+/// re-arm on any thread writes between `ActionLifecycle.beginRearm` and `endRearm`, and that the
+/// loop reads again once it claimed the timer to fire it (``LoopTimers``), so a re-arm racing the
+/// old deadline either moves it (the loop files it again) or finds it claimed. The store reads the
+/// same field: a deadline pushed later while the timer waits in the wheel is seen when its bucket
+/// moves (``WheeledHeap/rearm(_:to:)``); an earlier one from another thread is queued as
+/// ``LoopItem/rearmed(_:)``, like a new timer.
+// Heap fields are loop-confined once published; the deadline is atomic; the rest follows
+// LoopWork's state machine.
+class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unchecked Sendable {
     /// The engine to tell when the timer is disposed, so its slot is freed at once rather than at
     /// its deadline; nil only for entries made by the timer store's unit tests, which have no loop.
     final let core: LoopCore?
-    // Loop-confined once published, reached through `deadline`; exclusive by that confinement.
-    @exclusivity(unchecked) private final var storedDeadline: Int64
+    /// The deadline: written by the loop and by re-arms on any thread (see the type's notes).
+    private final let storedDeadline: Atomic<Int64>
 
-    /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`. Loop-confined
-    /// once published: debug builds check the loop thread. Final, so the heap reaches it without
-    /// the vtable.
+    /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`. Final, so the
+    /// heap reaches it without the vtable. The store's writes are loop-confined (debug builds check
+    /// the loop thread); a re-arm from another thread writes it through ``requestDeadline(_:)``.
     final var deadline: Int64 {
         @inline(__always) get {
-            assertConfined()
-            return storedDeadline
+            storedDeadline.load(ordering: .relaxed)
         }
         @inline(__always) set {
             assertConfined()
-            storedDeadline = newValue
+            storedDeadline.store(newValue, ordering: .relaxed)
         }
     }
 
     /// The deadline as the thread that made the entry reads it before publishing it (the remote
-    /// queue's wake rule): no confinement yet.
-    final var deadlineBeforePublication: Int64 { storedDeadline }
+    /// queue's wake rule), or as a re-arm on another thread set it.
+    final var deadlineBeforePublication: Int64 { storedDeadline.load(ordering: .relaxed) }
+
+    /// A re-arm's write, from any thread, between `ActionLifecycle.beginRearm` and `endRearm`
+    /// (whose release publishes it).
+    @inline(__always)
+    final func requestDeadline(_ deadline: Int64) {
+        storedDeadline.store(deadline, ordering: .relaxed)
+    }
 
     /// The timer's place in the store (a heap slot, a wheel position, or -1): loop-confined, in
     /// `LoopWork`'s padding.
@@ -59,7 +75,7 @@ class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
 
     init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.core = core
-        self.storedDeadline = deadline
+        self.storedDeadline = Atomic(deadline)
         super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
     }
 
@@ -71,6 +87,23 @@ class LoopTimer: LoopWork, CoalescingTimer, @unchecked Sendable {
 
     /// How late a tick may start, for coalescing wake-ups. One-shot closure timers have none.
     var leeway: Int64 { 0 }
+
+    /// See ``RearmableTimer/rearm(after:)``: a wall-clock timer moves to the date `now + delay`.
+    final func rearm(after delay: Duration) -> Bool {
+        guard let core, !isPeriodic else { return false }
+        let now = isWall ? core.wallNow() : core.monotonicNow()
+        return core.rearm(self, to: LoopTimerStore.deadline(after: delay, now: now))
+    }
+
+    /// See ``RearmableTimer/rearm(at:)``: a monotonic timer moves to the delay from now to `date`.
+    final func rearm(at date: Date) -> Bool {
+        BadInput.checkDate(date, method: "LoopScheduler's RearmableTimer.rearm(at:)")
+        guard let core, !isPeriodic else { return false }
+        let target = Nanoseconds.sinceEpoch(date)
+        guard !isWall else { return core.rearm(self, to: target) }
+        let delay = max(0, Nanoseconds.subtracting(target, core.wallNow()))
+        return core.rearm(self, to: Nanoseconds.adding(core.monotonicNow(), delay))
+    }
 
     /// Fires a timer that has no closure (a handler timer): overridden by ``HandlerLoopTimer``.
     func fireHandler() {}

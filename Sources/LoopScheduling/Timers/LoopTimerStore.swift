@@ -163,18 +163,57 @@ struct LoopTimerStore: ~Copyable {
     /// (`limit`, from ``nextSequence`` at the start of the pass): a timer that keeps re-arming
     /// itself at a zero delay waits for the next pass instead of starving the loop (libuv#4245).
     /// Returns it with its lateness.
-    mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
+    mutating func popDue(monotonicNow: Int64, limit: UInt64) -> (timer: LoopTimer, sequence: UInt64, lateness: Int64)? {
         // A cascade's chunks run in `nextWake`, once per loop iteration before it blocks, not one
         // per timer popped here (unless its first tick came: then all of it, now).
         monotonic.advance(monotonicNow: monotonicNow, continuesCascade: false)
         guard let key = monotonic.heap.firstKey, key.deadline <= monotonicNow, key.sequence < limit else { return nil }
-        return (monotonic.heap.removeFirst()!, Nanoseconds.subtracting(monotonicNow, key.deadline))
+        return (monotonic.heap.removeFirst()!, key.sequence, Nanoseconds.subtracting(monotonicNow, key.deadline))
     }
 
     /// The same for wall-clock timers, measured on the wall clock.
-    mutating func popDueWall(wallNow: Int64, limit: UInt64) -> (timer: LoopTimer, lateness: Int64)? {
+    mutating func popDueWall(wallNow: Int64, limit: UInt64) -> (timer: LoopTimer, sequence: UInt64, lateness: Int64)? {
         guard let key = wall.firstKey, key.deadline <= wallNow, key.sequence < limit else { return nil }
-        return (wall.removeFirst()!, Nanoseconds.subtracting(wallNow, key.deadline))
+        return (wall.removeFirst()!, key.sequence, Nanoseconds.subtracting(wallNow, key.deadline))
+    }
+
+    /// A popped one-shot timer that is not due after all (a re-arm from another thread moved it
+    /// later): back in, with the sequence it was first filed with.
+    mutating func refile(_ timer: LoopTimer, sequence: UInt64) {
+        if timer.isWall { wall.insert(timer, sequence: sequence) } else { monotonic.insert(timer, sequence: sequence) }
+    }
+
+    /// Moves a filed one-shot timer to `deadline`, keeping its sequence: lazily when later and in
+    /// the wheel (``WheeledHeap/rearm(_:to:)``), at once otherwise. A timer not in the store (queued
+    /// from another thread, not filed yet) only takes the deadline, by which it is filed.
+    mutating func rearm(_ timer: LoopTimer, to deadline: Int64) {
+        if timer.isWall {
+            let slot = timer.heapIndex
+            guard slot >= 0, slot < wall.count else {
+                timer.deadline = deadline
+                return
+            }
+            let sequence = wall.sequence(at: slot)
+            wall.remove(timer)
+            timer.deadline = deadline
+            wall.insert(timer, sequence: sequence)
+        } else if !monotonic.rearm(timer, to: deadline) {
+            timer.deadline = deadline
+        }
+    }
+
+    /// Files a timer again by the deadline it has now (a re-arm from another thread moved it
+    /// earlier), keeping its sequence; nothing if it is not in the store.
+    mutating func reposition(_ timer: LoopTimer) {
+        if timer.isWall {
+            let slot = timer.heapIndex
+            guard slot >= 0, slot < wall.count else { return }
+            let sequence = wall.sequence(at: slot)
+            wall.remove(timer)
+            wall.insert(timer, sequence: sequence)
+        } else {
+            monotonic.reposition(timer)
+        }
     }
 
     var hasWallTimers: Bool { !wall.isEmpty }

@@ -18,8 +18,16 @@
 /// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
 ///    ``LoopTimerStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
 ///    wake-up (its own take of the queue, ``fileDeferred(_:takenBy:)``) and publishes the promise.
-/// 4. **Fire or cancel.** The driver's callback calls ``LoopCore/timerFired()``, whose batch runs
-///    ``fireDue(_:)``; a disposed timer leaves through ``remove(_:_:)``, at once on the loop
+/// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``) claims it pending
+///    (`ActionLifecycle.beginRearm`). On the loop thread ``rearm(_:_:to:)`` has the store move it:
+///    a later deadline for a timer in the wheel is only written (the bucket's move files it again
+///    by it), anything else moves now. From another thread the deadline is written in the entry;
+///    an earlier one is also queued (``LoopItem/rearmed(_:)``, waking the loop as a new timer
+///    would) and filed again by ``reposition(_:_:)``.
+/// 5. **Fire or cancel.** The driver's callback calls ``LoopCore/timerFired()``, whose batch runs
+///    ``fireDue(_:)``: each due one-shot timer is claimed (`beginClaim`), its deadline read once
+///    more (a re-arm from another thread may have moved it later: it goes back with its
+///    sequence), and run. A disposed timer leaves through ``remove(_:_:)``, at once on the loop
 ///    thread, or when the loop next takes its queue.
 final class LoopTimers {
     /// The store and what the filing of deferred items needs, confined together.
@@ -75,6 +83,21 @@ final class LoopTimers {
     @inline(__always)
     func remove(_ core: LoopCore, _ timer: LoopTimer) {
         if state.value.store.remove(timer) { core.reporter.disposedBeforeRun() }
+    }
+
+    /// A re-arm on the loop thread: the store moves the timer (lazily when later and in the wheel),
+    /// or, not filed yet, the timer takes the deadline it will be filed by.
+    @inline(__always)
+    func rearm(_ core: LoopCore, _ timer: LoopTimer, to deadline: Int64) {
+        state.value.store.rearm(timer, to: deadline)
+    }
+
+    /// A re-arm from another thread moved the timer earlier: it is filed again now by the deadline
+    /// it has, if it is still waiting in the store.
+    @inline(__always)
+    func reposition(_ core: LoopCore, _ timer: LoopTimer) {
+        guard !timer.isDisposed else { return }
+        state.value.store.reposition(timer)
     }
 
     /// A take of the remote queue found items that had waited without a wake-up while the loop was
@@ -142,6 +165,7 @@ final class LoopTimers {
                 switch item {
                 case .work(let entry) where entry.isTimer: file(core, unsafeDowncast(entry, to: LoopTimer.self))
                 case .cancelled(let timer): remove(core, timer)
+                case .rearmed(let timer): reposition(core, timer)
                 case .work, .taskJob, .actorJob:
                     preconditionFailure("LoopTimers.fileDeferred: a task or job was queued without waking the loop")
                 }
@@ -167,7 +191,7 @@ final class LoopTimers {
         if state.value.store.hasMonotonicTimers {
             let now = core.monotonicNow()
             while core.lifecycle.isOpen, var due = state.value.store.popDue(monotonicNow: now, limit: limit) {
-                fire(core, due.timer, lateness: due.lateness, wallLateness: nil)
+                guard fire(core, due.timer, due.sequence, now: now, lateness: due.lateness, wallLateness: nil) else { continue }
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
@@ -175,7 +199,8 @@ final class LoopTimers {
         if state.value.store.hasWallTimers {
             let now = core.wallNow()
             while core.lifecycle.isOpen, var due = state.value.store.popDueWall(wallNow: now, limit: limit) {
-                fire(core, due.timer, lateness: due.lateness, wallLateness: due.lateness)
+                guard fire(core, due.timer, due.sequence, now: now, lateness: due.lateness, wallLateness: due.lateness)
+                else { continue }
                 core.recycler.recycle(&due.timer)
                 fired += 1
             }
@@ -185,22 +210,38 @@ final class LoopTimers {
     }
 
     /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
-    /// back into the store at its next grid point.
-    private func fire(_ core: LoopCore, _ timer: LoopTimer, lateness: Int64, wallLateness: Int64?) {
+    /// back into the store at its next grid point. A one-shot timer whose deadline a re-arm on
+    /// another thread moved past `now` since it was filed goes back into the store with its
+    /// sequence instead (returns false: it did not fire).
+    private func fire(
+        _ core: LoopCore,
+        _ timer: LoopTimer,
+        _ sequence: UInt64,
+        now: Int64,
+        lateness: Int64,
+        wallLateness: Int64?
+    ) -> Bool {
         guard timer.isPeriodic else {
-            guard ActionLifecycle.claimRun(timer.state) else {
+            guard ActionLifecycle.beginClaim(timer.state) else {
                 core.reporter.disposedBeforeRun()
-                return
+                return true
             }
+            // Claimed, so no re-arm can write the deadline now: this read is its last word.
+            guard timer.deadline <= now else {
+                ActionLifecycle.abortClaim(timer.state)
+                state.value.store.refile(timer, sequence: sequence)
+                return false
+            }
+            ActionLifecycle.commitClaim(timer.state)
             let action = timer.action.take()
             core.reporter.timerFired(lateness: lateness)
             if let action { action() } else { timer.fireHandler() }
-            return
+            return true
         }
         let periodic = unsafeDowncast(timer, to: PeriodicLoopTimer.self)
         guard ActionLifecycle.claimTick(periodic.state) else {
             core.reporter.disposedBeforeRun()
-            return
+            return true
         }
         if let wallLateness {
             LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: core.monotonicNow())
@@ -213,6 +254,7 @@ final class LoopTimers {
         } else {
             periodic.releaseAction()
         }
+        return true
     }
 
     // MARK: Shutdown and memory

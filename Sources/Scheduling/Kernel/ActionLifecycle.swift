@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The lock-free state machine of one scheduled action, shared by every scheduler's entry type
 /// (the Dispatch schedulers' ``ScheduledAction`` and ``QueueTimer``, and the loop engine's
@@ -16,12 +21,26 @@ import Synchronization
 /// reads it, or the disposer releases it, never both. That is what lets `dispose()` release the
 /// closure at once without a lock, and what guarantees that an action disposed before it started
 /// never starts.
+///
+/// A re-armable timer of the loop engine, whose deadline another thread may move while the loop
+/// fires it, passes through two short-lived states: `claiming` (the loop holds it while it reads
+/// the deadline once more, then runs it or files it again) and `rearming` (a re-arm holds it while
+/// it writes the new deadline). Each lasts a few instructions; whoever finds one waits for it to
+/// end (``waitWhileTransient(_:)``).
+///
+/// ```
+///  pending ──beginClaim──▶ claiming ──commitClaim──▶ finished
+///     ▲                        └──abortClaim──▶ pending
+///     └──endRearm── rearming ◀──beginRearm── pending
+/// ```
 package enum ActionLifecycle {
     package static let pending: UInt8 = 0
     package static let running: UInt8 = 1
     package static let finished: UInt8 = 2
     package static let disposed: UInt8 = 3
     package static let disposedWhileRunning: UInt8 = 4
+    package static let claiming: UInt8 = 5
+    package static let rearming: UInt8 = 6
 
     /// What `dispose` found.
     package enum DisposeOutcome {
@@ -67,6 +86,9 @@ package enum ActionLifecycle {
             case pending: next = disposed
             case running: next = disposedWhileRunning
             case finished: next = disposed
+            case claiming, rearming:
+                current = waitWhileTransient(state)
+                continue
             default: return .nothingToDo
             }
             let (exchanged, original) = state.compareExchange(
@@ -88,6 +110,74 @@ package enum ActionLifecycle {
     /// Whether `dispose` has been called.
     @inline(__always)
     package static func isDisposed(_ state: borrowing Atomic<UInt8>) -> Bool {
-        state.load(ordering: .acquiring) >= disposed
+        let current = state.load(ordering: .acquiring)
+        return current == disposed || current == disposedWhileRunning
+    }
+
+    // MARK: Re-armable timers
+
+    /// `pending → claiming`, on the loop thread that fires the timer: it then reads the deadline
+    /// again and either ``commitClaim(_:)``s (due: it runs) or ``abortClaim(_:)``s (a re-arm moved
+    /// it later: it is filed again). False if the timer is not pending (disposed).
+    @inline(__always)
+    package static func beginClaim(_ state: borrowing Atomic<UInt8>) -> Bool {
+        while true {
+            let (exchanged, original) = state.compareExchange(
+                expected: pending,
+                desired: claiming,
+                ordering: .acquiringAndReleasing
+            )
+            if exchanged { return true }
+            // Only the loop claims: the one transient state it can meet is a re-arm's.
+            guard original == rearming, waitWhileTransient(state) == pending else { return false }
+        }
+    }
+
+    /// `claiming → finished`: the caller owns the closure and runs it once.
+    @inline(__always)
+    package static func commitClaim(_ state: borrowing Atomic<UInt8>) {
+        state.store(finished, ordering: .releasing)
+    }
+
+    /// `claiming → pending`: not due after all; the timer waits again.
+    @inline(__always)
+    package static func abortClaim(_ state: borrowing Atomic<UInt8>) {
+        state.store(pending, ordering: .releasing)
+    }
+
+    /// `pending → rearming`, from any thread: the caller may write the timer's deadline, then must
+    /// call ``endRearm(_:)``. False if the timer is not pending (disposed, running or done).
+    @inline(__always)
+    package static func beginRearm(_ state: borrowing Atomic<UInt8>) -> Bool {
+        while true {
+            let (exchanged, original) = state.compareExchange(
+                expected: pending,
+                desired: rearming,
+                ordering: .acquiringAndReleasing
+            )
+            if exchanged { return true }
+            guard original == claiming || original == rearming else { return false }
+            guard waitWhileTransient(state) == pending else { return false }
+        }
+    }
+
+    /// `rearming → pending`: the new deadline is published.
+    @inline(__always)
+    package static func endRearm(_ state: borrowing Atomic<UInt8>) {
+        state.store(pending, ordering: .releasing)
+    }
+
+    /// Waits until the state is neither `claiming` nor `rearming` (held for a few instructions by
+    /// a thread that does not block) and returns it; yields the thread if it takes long (the
+    /// holder was preempted).
+    @inline(never)
+    package static func waitWhileTransient(_ state: borrowing Atomic<UInt8>) -> UInt8 {
+        var spins = 0
+        while true {
+            let current = state.load(ordering: .acquiring)
+            if current != claiming && current != rearming { return current }
+            spins += 1
+            if spins > 64 { sched_yield() }
+        }
     }
 }

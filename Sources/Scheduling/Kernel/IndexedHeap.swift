@@ -82,6 +82,8 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     @inlinable package var count: Int { storage.count }
+    /// The sequence the entry in `slot` was inserted with.
+    @inlinable package func sequence(at slot: Int) -> UInt64 { storage[slot].sequence }
     @inlinable package var isEmpty: Bool { storage.isEmpty }
     @inlinable package var first: Entry? { storage.first?.entry }
 

@@ -27,9 +27,12 @@
 /// every entry in the wheel is due at a later tick, in the slot of the highest 6-bit digit in
 /// which its tick differs from `elapsed` (but for the entries of a ``Cascade`` not moved yet,
 /// which stay in their blocks, tick `elapsed` included). That slot never changes until the wheel
-/// processes it (advancing never crosses an occupied slot's start), so an entry's bucket is
-/// recomputed from its deadline and only its position in the shared array is stored: in its
-/// `heapIndex`, as `-(position + 2)` (-1 means in no store, 0 and up a heap slot).
+/// processes it (advancing never crosses an occupied slot's start). Only an entry's position in
+/// the shared array is stored, in its `heapIndex`, as `-(position + 2)` (-1 means in no store, 0
+/// and up a heap slot); its bucket is its block's owner. An entry's deadline may move later while
+/// it waits (a lazy re-arm, ``WheeledHeap/rearm(_:to:)``): its bucket then starts before the
+/// deadline's own, which is the one lag the wheel allows (early is correct: the move files the
+/// entry again by the deadline it has then). ``invariantViolations()`` states the rest.
 ///
 /// Like the heap, the wheel holds one retain of each entry, is not copyable (a copy would give the
 /// retains back twice) and releases what it still holds when dropped.
@@ -217,14 +220,15 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
         guard encoded <= -2 else { return false }
         let position = -encoded - 2
         guard holds(entry, at: position) else { return false }
-        // A cascade's blocks keep their owner until moved; their entries' deadlines no longer
-        // name that bucket.
-        if let cascade, Int(blocks[position >> Self.blockShift].bucket) == cascade.index {
+        // The bucket is the block's owner, not recomputed from the deadline: a re-armed entry's
+        // deadline may have moved later (see `WheeledHeap.rearm`), and a cascade's blocks keep
+        // their owner until moved.
+        let index = Int(blocks[position >> Self.blockShift].bucket)
+        if let cascade, index == cascade.index {
             removeFromCascade(entry, at: position)
             return true
         }
-        let (level, slot) = bucket(of: entry.deadline >> tickShift)
-        let index = level &* 64 &+ slot
+        let (level, slot) = (index >> 6, index & 63)
         let released = slots[position].reference
         entry.heapIndex = -1
         count -= 1

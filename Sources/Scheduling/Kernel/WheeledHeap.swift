@@ -99,4 +99,78 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 }
 
+/// An entry whose deadline its store may change: a timer that can be pushed back.
+@usableFromInline
+package protocol RearmableEntry: HeapSlotEntry {
+    /// When the entry is due. Written only by ``WheeledHeap/rearm(_:to:)`` while the entry is in
+    /// a store.
+    var deadline: Int64 { get set }
+}
+
+extension WheeledHeap where Entry: RearmableEntry {
+    /// Moves a filed entry to `deadline`, keeping the sequence it was filed with (equal deadlines
+    /// stay in the order the entries were first scheduled). Returns false, changing nothing, if
+    /// the entry is in neither the wheel nor the heap.
+    ///
+    /// A later deadline for an entry in the wheel only changes the entry's `deadline`: O(1), no
+    /// slot is touched. The entry stays in its bucket, which starts earlier than the new deadline
+    /// needs (the one lag the wheel allows, see `TimerWheel.invariantViolations()`); when the
+    /// bucket comes due, its move files the entry again by the deadline it has then, so a timer
+    /// pushed back many times moves once. An earlier deadline, or an entry in the heap (due
+    /// within the horizon), is taken out and filed again at once.
+    @inlinable @discardableResult
+    package mutating func rearm(_ entry: Entry, to deadline: Int64) -> Bool {
+        let slot = entry.heapIndex
+        if slot <= -2 && deadline >= entry.deadline {
+            entry.deadline = deadline
+            return true
+        }
+        guard let sequence = take(entry) else { return false }
+        entry.deadline = deadline
+        insert(entry, sequence: sequence)
+        return true
+    }
+
+    /// Files a filed entry again, at once, by the deadline it has now (set by its owner: a
+    /// deadline moved earlier than where it waits), keeping its sequence. Returns false if it is
+    /// in neither the wheel nor the heap.
+    @inlinable @discardableResult
+    package mutating func reposition(_ entry: Entry) -> Bool {
+        guard let sequence = take(entry) else { return false }
+        insert(entry, sequence: sequence)
+        return true
+    }
+
+    /// Removes a filed entry and returns the sequence it was filed with; nil if it is in neither.
+    @inlinable
+    mutating func take(_ entry: Entry) -> UInt64? {
+        let slot = entry.heapIndex
+        if slot <= -2 {
+            let sequence = wheel.sequence(atHeapIndex: slot)
+            return wheel.remove(entry) ? sequence : nil
+        }
+        guard slot >= 0, slot < heap.count else { return nil }
+        let sequence = heap.storage[slot].sequence
+        heap.remove(entry)
+        return sequence
+    }
+}
+
+extension WheeledHeap {
+    /// Every broken invariant of the wheel and the heap together (see
+    /// `TimerWheel.invariantViolations()`); empty when sound. For the model tests: O(n).
+    package func invariantViolations() -> [String] {
+        var found = wheel.invariantViolations()
+        for (index, node) in heap.storage.enumerated() {
+            let entry = node.reference.takeUnretainedValue()
+            if entry.heapIndex != index { found.append("heap slot \(index): its entry says \(entry.heapIndex)") }
+            if node.deadline != entry.deadline { found.append("heap slot \(index): key \(node.deadline), entry \(entry.deadline)") }
+            if index > 0, IndexedHeap<Entry>.less(node, heap.storage[(index - 1) / 4]) {
+                found.append("heap slot \(index) orders before its parent")
+            }
+        }
+        return found
+    }
+}
+
 extension WheeledHeap: Sendable where Entry: Sendable {}

@@ -84,6 +84,21 @@ public protocol DateScheduler: Scheduler {
     /// Calls `handler.timerFired()` for each tick of a periodic timer. See ``SchedulerTimerHandler``.
     @discardableResult
     func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable
+
+    /// Schedules `action` once, no earlier than `start`, up to `leeway` late, on a timer whose
+    /// deadline moves in place (``RearmableTimer``). The requirement behind
+    /// ``scheduleRearmable(after:_:)`` and ``scheduleRearmable(at:_:)``; the default disposes and
+    /// schedules a timer per re-arm, with the same promises.
+    @discardableResult
+    func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        _ action: __owned @escaping @Sendable () -> Void
+    ) -> any RearmableTimer
+
+    /// The handler form of ``scheduleRearmable(_:leeway:_:)``: calls `handler.timerFired()` once.
+    @discardableResult
+    func scheduleRearmable(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any RearmableTimer
 }
 
 extension DateScheduler {

@@ -44,6 +44,32 @@ extension DispatchQueueScheduler {
         return timers.schedule(deadline: Nanoseconds.sinceEpoch(date), wall: true, owner: self, consume action)
     }
 
+    /// See ``DateScheduler/scheduleRearmable(_:leeway:_:)``: a one-shot timer that
+    /// ``RearmableTimer/rearm(after:)`` moves in place (a later deadline far away moves nothing
+    /// until its time comes near). `leeway` lets its wake-up coalesce (rule 5).
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        _ action: __owned @escaping @Sendable () -> Void
+    ) -> any RearmableTimer {
+        BadInput.checkLeeway(leeway, method: "\(Self.typeName).scheduleRearmable(_:leeway:_:)")
+        switch start {
+        case .after(let delay):
+            let deadline = Nanoseconds.adding(Nanoseconds.monotonicNow(), Nanoseconds.delay(delay))
+            return timers.schedule(deadline: deadline, wall: false, leeway: Nanoseconds.of(leeway), owner: self, consume action)
+        case .at(let date):
+            BadInput.checkDate(date, method: "\(Self.typeName).scheduleRearmable(at:)")
+            return timers.schedule(
+                deadline: Nanoseconds.sinceEpoch(date),
+                wall: true,
+                leeway: Nanoseconds.of(leeway),
+                owner: self,
+                consume action
+            )
+        }
+    }
+
     /// See ``DateScheduler/schedule(_:_:)``.
     ///
     /// The next tick is scheduled only after the previous one returned, at the next grid point, so

@@ -64,10 +64,30 @@ package final class DispatchTimerQueue: Sendable {
     func schedule(
         deadline: Int64,
         wall: Bool,
+        leeway: Int64 = 0,
         owner: any Scheduler,
         _ action: __owned @escaping @Sendable () -> Void
-    ) -> any Disposable {
-        add(QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, action: consume action))
+    ) -> QueueTimer {
+        add(QueueTimer(timers: self, owner: owner, deadline: deadline, wall: wall, leeway: leeway, action: consume action))
+    }
+
+    /// Moves a one-shot timer that waits in a heap or the wheel to the deadline `newDeadline` gives
+    /// for its clock (its own: monotonic or wall), keeping its sequence; false if it is not
+    /// waiting (disposed, or popped to run: running or done).
+    func rearm(_ timer: QueueTimer, to newDeadline: (_ isWall: Bool) -> Int64) -> Bool {
+        state.withLock { state in
+            guard timer.heapIndex != -1, timer.grid == nil, !timer.isDisposed else { return false }
+            let deadline = newDeadline(timer.isWall)
+            if timer.isWall {
+                state.wall.remove(timer)
+                timer.deadline = deadline
+                state.wall.insert(timer)
+            } else {
+                state.monotonic.rearm(timer, to: deadline)
+            }
+            arm(&state)
+            return true
+        }
     }
 
     /// Adds a periodic timer whose first tick is due at `deadline` (monotonic, or wall when `wall`

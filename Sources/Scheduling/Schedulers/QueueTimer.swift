@@ -1,14 +1,19 @@
+import Foundation
+
 /// One entry of a ``DispatchTimerQueue``, one-shot or periodic: the heap entry and the returned
 /// disposable (a ``ScheduledAction``, which owns the closure), so a timer costs one object besides
 /// its closure. A periodic timer disposed during a tick is released by the runner when the tick
 /// returns, and is not re-inserted.
 // `deadline`, `sequence`, `heapIndex`, `isWall`, `grid` and `tick` are only touched under the timer
 // queue's mutex (or before the entry is shared); `action` follows ScheduledAction's state machine.
-final class QueueTimer: ScheduledAction, CoalescingTimer, IndexedHeapEntry, @unchecked Sendable {
+final class QueueTimer: ScheduledAction, CoalescingTimer, IndexedHeapEntry, RearmableEntry, RearmableTimer,
+    @unchecked Sendable
+{
     private let timers: DispatchTimerQueue
     /// The scheduler whose action the timer runs as (``CurrentScheduler``).
     let owner: any Scheduler
-    private(set) var deadline: Int64
+    /// Written under the timer queue's lock (a re-arm moves it: ``DispatchTimerQueue/rearm(_:to:)``).
+    var deadline: Int64
     var sequence: UInt64 = 0
     var heapIndex = -1
     /// Whether the entry waits in the wall-clock heap: a one-shot `at:` timer, or a periodic
@@ -42,6 +47,25 @@ final class QueueTimer: ScheduledAction, CoalescingTimer, IndexedHeapEntry, @unc
 
     override func didDispose() {
         timers.remove(self)
+    }
+
+    /// See ``RearmableTimer/rearm(after:)``: a wall-clock timer moves to the date `now + delay`.
+    func rearm(after delay: Duration) -> Bool {
+        let nanoseconds = Nanoseconds.delay(delay)
+        return timers.rearm(self) { isWall in
+            Nanoseconds.adding(isWall ? Nanoseconds.wallNow() : Nanoseconds.monotonicNow(), nanoseconds)
+        }
+    }
+
+    /// See ``RearmableTimer/rearm(at:)``: a monotonic timer moves to the delay from now to `date`.
+    func rearm(at date: Date) -> Bool {
+        BadInput.checkDate(date, method: "\(BadInput.typeName(owner)).RearmableTimer.rearm(at:)")
+        let target = Nanoseconds.sinceEpoch(date)
+        return timers.rearm(self) { isWall in
+            isWall
+                ? target
+                : Nanoseconds.adding(Nanoseconds.monotonicNow(), max(0, Nanoseconds.subtracting(target, Nanoseconds.wallNow())))
+        }
     }
 
     /// Called under the timer queue's lock when a wall-clock entry is popped as due: a periodic

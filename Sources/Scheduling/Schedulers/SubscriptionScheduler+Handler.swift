@@ -16,4 +16,25 @@ extension SubscriptionScheduler {
     public func schedule(_ schedule: PeriodicSchedule, handler: some SchedulerTimerHandler) -> any Disposable {
         handlerTarget.schedule(schedule, handler: handler)
     }
+
+    /// See ``DateScheduler/scheduleRearmable(_:leeway:_:)``: on the current date scheduler, or on
+    /// ``background``; the timer re-arms there.
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        _ action: __owned @escaping @Sendable () -> Void
+    ) -> any RearmableTimer {
+        handlerTarget.scheduleRearmable(start, leeway: leeway, consume action)
+    }
+
+    /// See ``DateScheduler/scheduleRearmable(_:leeway:handler:)``.
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        handler: some SchedulerTimerHandler
+    ) -> any RearmableTimer {
+        handlerTarget.scheduleRearmable(start, leeway: leeway, handler: handler)
+    }
 }

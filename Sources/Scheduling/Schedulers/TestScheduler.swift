@@ -80,6 +80,22 @@ public final class TestScheduler: DateScheduler {
         }
     }
 
+    /// Schedules `action` once at virtual time `start`, on a timer that ``RearmableTimer/rearm(after:)``
+    /// moves in place. The leeway is accepted and ignored: virtual time is never late.
+    @discardableResult
+    public func scheduleRearmable(
+        _ start: TimerStart,
+        leeway: Duration,
+        _ action: __owned @escaping @Sendable () -> Void
+    ) -> any RearmableTimer {
+        switch start {
+        case .after(let delay): return core.insert(dueIn: Nanoseconds.delay(delay), interval: 0, action)
+        case .at(let date):
+            BadInput.checkDate(date, method: "TestScheduler.scheduleRearmable(at:)")
+            return core.insert(dueAt: Nanoseconds.sinceEpoch(date), interval: 0, action)
+        }
+    }
+
     /// Moves virtual time forward by `duration` (a negative one counts as zero), running every
     /// action due on the way, each at its own due time; `now` ends at the old `now` + `duration`.
     public func advance(by duration: Duration = .zero) {
@@ -115,7 +131,7 @@ public final class TestScheduler: DateScheduler {
 
 /// One entry of a ``TestScheduler``; also its disposable.
 // Every mutable field is guarded by the owning core's mutex.
-private final class TestTimer: IndexedHeapEntry, DisposeOutcomeReporting, @unchecked Sendable {
+private final class TestTimer: IndexedHeapEntry, DisposeOutcomeReporting, RearmableTimer, @unchecked Sendable {
     let core: TestSchedulerCore
     var deadline: Int64
     var sequence: UInt64
@@ -142,6 +158,30 @@ private final class TestTimer: IndexedHeapEntry, DisposeOutcomeReporting, @unche
 
     func dispose() {
         _ = disposeReportingPending()
+    }
+
+    /// Moves a pending one-shot timer to `now + delay`, keeping its sequence (its place among
+    /// equal deadlines).
+    func rearm(after delay: Duration) -> Bool {
+        rearm { now in Nanoseconds.adding(now, Nanoseconds.delay(delay)) }
+    }
+
+    /// Moves a pending one-shot timer to `date` (the current virtual time if `date` is past).
+    func rearm(at date: Date) -> Bool {
+        BadInput.checkDate(date, method: "TestScheduler's RearmableTimer.rearm(at:)")
+        let deadline = Nanoseconds.sinceEpoch(date)
+        return rearm { now in max(deadline, now) }
+    }
+
+    private func rearm(_ newDeadline: (Int64) -> Int64) -> Bool {
+        core.state.withLock { state in
+            // In the heap means not started: a running or finished action was popped first.
+            guard !disposed, heapIndex >= 0, interval == 0 else { return false }
+            state.heap.remove(self)
+            deadline = newDeadline(state.now)
+            state.heap.insert(self)
+            return true
+        }
     }
 
     func disposeReportingPending() -> Bool {
@@ -194,7 +234,8 @@ private final class TestSchedulerCore: @unchecked Sendable {
     var pendingCount: Int { state.withLock { $0.heap.count } }
     var nextDeadline: Int64? { state.withLock { $0.heap.firstKey?.deadline } }
 
-    func insert(dueIn delay: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
+    @discardableResult
+    func insert(dueIn delay: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> TestTimer {
         state.withLock { state in
             let timer = TestTimer(
                 core: self,
@@ -208,7 +249,8 @@ private final class TestSchedulerCore: @unchecked Sendable {
         }
     }
 
-    func insert(dueAt deadline: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
+    @discardableResult
+    func insert(dueAt deadline: Int64, interval: Int64, _ action: __owned @escaping @Sendable () -> Void) -> TestTimer {
         state.withLock { state in
             // A past date runs at `now`; a periodic one keeps the grid of its date.
             let due =

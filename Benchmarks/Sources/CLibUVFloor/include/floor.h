@@ -31,6 +31,17 @@ double floor_pending_memory(int n);
 /// pending timer (the timer and its heap slot) through `bytes_per_timer`.
 double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_timer);
 
+/// ns per operation of rearm-inplace: the same n pending 30 s timeouts in the floor's heap; each of
+/// `ops` operations pushes one (the oldest, or a random one when `random_order`) back to now + 30 s
+/// by updating its key in place and sifting it down: no free, no malloc. Heap bytes per pending
+/// timer through `bytes_per_timer`.
+double floor_rearm_inplace(int n, int ops, int random_order, double *bytes_per_timer);
+
+/// ns per operation of rearm-uvtimer: n uv_timer_t handles started 30 s out on a loop that is not
+/// run; each of `ops` operations restarts one (the oldest, or a random one) with uv_timer_start,
+/// libuv's own reset (a remove from its heap and an insert).
+double floor_rearm_uvtimer(int n, int ops, int random_order);
+
 /// Heap bytes in use (glibc mallinfo2), for the Swift benchmarks' memory figures.
 long floor_heap_bytes_in_use(void);
 
