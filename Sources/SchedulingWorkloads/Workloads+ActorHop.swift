@@ -7,7 +7,7 @@ public protocol HopTarget: Actor {
     func hop() -> Int
 }
 
-/// An actor whose executor is a scheduler or an event loop (Docs/Design.md §8.1): every call from
+/// An actor whose executor is a scheduler or an event loop (the design document, "Executors"): every call from
 /// elsewhere is a job on it.
 @_spi(Workloads)
 public actor PinnedCounter<Executor: SerialExecutor>: HopTarget {

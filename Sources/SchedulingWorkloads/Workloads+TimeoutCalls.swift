@@ -1,6 +1,6 @@
 @_spi(Workloads)
 extension Workloads {
-    /// `timeout`: a deadline per request, nearly all of them met (Docs/Design.md §8.5). `n` `call`s
+    /// `timeout`: a deadline per request, nearly all of them met (the design document, "Timeouts"). `n` `call`s
     /// in sequence from one task, as a request handler makes them: on the global pool, or on
     /// `executor` when given. Each must return 1. `iterations` reads a loop's iteration count: how
     /// often the calls made it wake up (`settle` not counted).

@@ -1,5 +1,5 @@
-/// The benchmark workloads of Docs/Design.md §7 and §8, written once for the three programs that
-/// run them: `loopsched bench`, the `Benchmarks/` package (ordo-one/benchmark) and
+/// The benchmark workloads of the design document (its workloads and async sections), written
+/// once for the three programs that run them: `loopsched bench`, the `Benchmarks/` package (ordo-one/benchmark) and
 /// `Examples/TimeoutServer` (its task-group baseline, ``raceWithSleep(_:_:)``).
 ///
 /// **Not API.** Everything in the `SchedulingWorkloads` module is `@_spi(Workloads)`: it is a

@@ -16,16 +16,21 @@ extension Conformance {
         func pushedBack(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let log = Recorder<Int64>(harness)
-                let timer = harness.dateScheduler.scheduleRearmable(after: .milliseconds(20)) {
+                let timer = harness.dateScheduler.scheduleRearmable(after: .milliseconds(200)) {
                     log.append(harness.monotonicNow())
                 }
                 let rearmedAt = harness.monotonicNow()
-                #expect(timer.rearm(after: .milliseconds(60)))
+                // True unless this thread was held past the first deadline: then the timer ran there.
+                let rearmed = timer.rearm(after: .milliseconds(300))
                 #expect(await log.wait(for: 1))
-                await harness.letTimePass(.milliseconds(40))
+                await harness.letTimePass(.milliseconds(350))
                 #expect(log.count == 1, "a re-armed timer ran \(log.count) times")
                 let started = try #require(log.all.first)
-                #expect(started >= rearmedAt + 60_000_000, "ran \((rearmedAt + 60_000_000 - started) / 1000) µs before its new deadline")
+                if rearmed {
+                    #expect(started >= rearmedAt + 300_000_000, "ran \((rearmedAt + 300_000_000 - started) / 1000) µs before its new deadline")
+                } else {
+                    #expect(started < rearmedAt + 300_000_000, "a re-arm that returned false moved the timer")
+                }
                 #expect(!timer.rearm(after: .zero), "a timer that ran was re-armed")
                 await harness.letTimePass(.milliseconds(5))
                 #expect(log.count == 1)
@@ -126,7 +131,7 @@ extension Conformance {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
                 let log = Recorder<String>(harness)
-                let due = scheduler.now.addingTimeInterval(0.05)
+                let due = scheduler.now.addingTimeInterval(0.3)
                 let first = scheduler.scheduleRearmable(at: due.addingTimeInterval(3_600)) { log.append("first") }
                 scheduler.schedule(at: due) { log.append("second") }
                 #expect(first.rearm(at: due))

@@ -1,4 +1,4 @@
-/// Swift concurrency on virtual time: one virtual time for callbacks and async code (Docs/Design.md §8.7).
+/// Swift concurrency on virtual time: one virtual time for callbacks and async code (<doc:Concurrency>, rule 12 of <doc:BehaviourContract>).
 ///
 /// A job enqueued on the test scheduler becomes an action at the current virtual time, so
 /// ``TestScheduler/advance(by:)``, ``TestScheduler/step()`` and ``TestScheduler/run()`` run it, on
