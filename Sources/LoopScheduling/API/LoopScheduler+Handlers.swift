@@ -11,15 +11,17 @@ extension LoopScheduler {
     /// another within it; a lone timer still fires at its deadline.
     @discardableResult
     public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
+        core.scheduleTimer(handlerTimer(start, leeway: leeway, handler: handler))
+    }
+
+    /// A one-shot entry holding `handler`, due at `start` (plain or re-armable: the same entry).
+    func handlerTimer<Handler: SchedulerTimerHandler>(
+        _ start: TimerStart,
+        leeway: Duration,
+        handler: Handler
+    ) -> HandlerLoopTimer<Handler> {
         let (deadline, isWall) = firstDeadline(start)
-        let timer = HandlerLoopTimer(
-            core: core,
-            deadline: deadline,
-            isWall: isWall,
-            leeway: Nanoseconds.of(leeway),
-            handler: handler
-        )
-        return core.scheduleTimer(timer)
+        return HandlerLoopTimer(core: core, deadline: deadline, isWall: isWall, leeway: Nanoseconds.of(leeway), handler: handler)
     }
 
     /// See `DateScheduler.schedule(_:handler:)`. When the loop shuts down, the handler hears

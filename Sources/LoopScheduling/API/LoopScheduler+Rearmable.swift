@@ -32,15 +32,7 @@ extension LoopScheduler {
         handler: some SchedulerTimerHandler
     ) -> any RearmableTimer {
         BadInput.checkLeeway(leeway, method: "LoopScheduler.scheduleRearmable(_:leeway:handler:)")
-        let (deadline, isWall) = firstDeadline(start)
-        let timer = HandlerLoopTimer(
-            core: core,
-            deadline: deadline,
-            isWall: isWall,
-            leeway: Nanoseconds.of(leeway),
-            handler: handler
-        )
-        return core.scheduleRearmableTimer(timer)
+        return core.scheduleRearmableTimer(handlerTimer(start, leeway: leeway, handler: handler))
     }
 }
 

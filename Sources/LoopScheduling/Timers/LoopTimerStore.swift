@@ -188,15 +188,9 @@ struct LoopTimerStore: ~Copyable {
     /// from another thread, not filed yet) only takes the deadline, by which it is filed.
     mutating func rearm(_ timer: LoopTimer, to deadline: Int64) {
         if timer.isWall {
-            let slot = timer.heapIndex
-            guard slot >= 0, slot < wall.count else {
-                timer.deadline = deadline
-                return
-            }
-            let sequence = wall.sequence(at: slot)
-            wall.remove(timer)
+            let sequence = wall.take(timer)
             timer.deadline = deadline
-            wall.insert(timer, sequence: sequence)
+            if let sequence { wall.insert(timer, sequence: sequence) }
         } else if !monotonic.rearm(timer, to: deadline) {
             timer.deadline = deadline
         }
@@ -206,11 +200,7 @@ struct LoopTimerStore: ~Copyable {
     /// earlier), keeping its sequence; nothing if it is not in the store.
     mutating func reposition(_ timer: LoopTimer) {
         if timer.isWall {
-            let slot = timer.heapIndex
-            guard slot >= 0, slot < wall.count else { return }
-            let sequence = wall.sequence(at: slot)
-            wall.remove(timer)
-            wall.insert(timer, sequence: sequence)
+            if let sequence = wall.take(timer) { wall.insert(timer, sequence: sequence) }
         } else {
             monotonic.reposition(timer)
         }

@@ -82,8 +82,6 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     @inlinable package var count: Int { storage.count }
-    /// The sequence the entry in `slot` was inserted with.
-    @inlinable package func sequence(at slot: Int) -> UInt64 { storage[slot].sequence }
     @inlinable package var isEmpty: Bool { storage.isEmpty }
     @inlinable package var first: Entry? { storage.first?.entry }
 
@@ -131,6 +129,18 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
             storage[index].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
         else { return }
         remove(at: index)
+    }
+
+    /// Removes `entry` if it is in this heap and returns the sequence it was inserted with (for an
+    /// owner that files it again in the same place among equal deadlines); nil otherwise.
+    @inlinable package mutating func take(_ entry: Entry) -> UInt64? {
+        let index = entry.heapIndex
+        guard index >= 0, index < storage.count,
+            storage[index].reference.toOpaque() == Unmanaged.passUnretained(entry).toOpaque()
+        else { return nil }
+        let sequence = storage[index].sequence
+        remove(at: index)
+        return sequence
     }
 
     @inlinable @discardableResult

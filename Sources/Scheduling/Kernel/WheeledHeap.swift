@@ -149,10 +149,7 @@ extension WheeledHeap where Entry: RearmableEntry {
             let sequence = wheel.sequence(atHeapIndex: slot)
             return wheel.remove(entry) ? sequence : nil
         }
-        guard slot >= 0, slot < heap.count else { return nil }
-        let sequence = heap.storage[slot].sequence
-        heap.remove(entry)
-        return sequence
+        return heap.take(entry)
     }
 }
 

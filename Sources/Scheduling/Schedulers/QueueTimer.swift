@@ -6,9 +6,7 @@ import Foundation
 /// returns, and is not re-inserted.
 // `deadline`, `sequence`, `heapIndex`, `isWall`, `grid` and `tick` are only touched under the timer
 // queue's mutex (or before the entry is shared); `action` follows ScheduledAction's state machine.
-final class QueueTimer: ScheduledAction, CoalescingTimer, IndexedHeapEntry, RearmableEntry, RearmableTimer,
-    @unchecked Sendable
-{
+final class QueueTimer: ScheduledAction, CoalescingTimer, IndexedHeapEntry, RearmableEntry, RearmableTimer, @unchecked Sendable {
     private let timers: DispatchTimerQueue
     /// The scheduler whose action the timer runs as (``CurrentScheduler``).
     let owner: any Scheduler
