@@ -21,7 +21,7 @@ export SWIFT_DETERMINISTIC_HASHING := 1
 TRAITS := --traits OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
 STRICT := -Xswiftc -warnings-as-errors $(TRAITS)
 # Suites that exercise threads: run again under the sanitizers.
-CONCURRENCY_SUITES := Races|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
+CONCURRENCY_SUITES := Races|DriveScopeTests|DriveTests|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
 # The suites that run child processes, in a test process of their own: exit tests
 # (#expect(processExitsWith:)), whose parent holds a thread of the pool (one per core) while it
 # waits for the child, which stalled every other test of the process for as long as the child ran

@@ -158,6 +158,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // drive's scope: tasks a library starts with a plain `Task {}` run on virtual time. Scheduling and
+        // swift-async-algorithms only (debounce and AsyncTimerSequence as the libraries under test).
+        .testTarget(
+            name: "DriveScopeTests",
+            dependencies: [
+                "Scheduling",
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: [

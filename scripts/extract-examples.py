@@ -59,7 +59,20 @@ TRAITS: dict[str, dict] = {
         "ours": ["SchedulingTracing"],
         "theirs": [("Tracing", "swift-distributed-tracing"), ("Instrumentation", "swift-distributed-tracing")],
     },
+    # Not a trait of this package: a package a user's tests add beside it (`with=AsyncAlgorithms`),
+    # for the blocks that test swift-async-algorithms' operators on virtual time.
+    "AsyncAlgorithms": {
+        "ours": [],
+        "theirs": [("AsyncAlgorithms", "swift-async-algorithms")],
+        "package_trait": False,
+    },
 }
+
+
+def is_package_trait(name: str) -> bool:
+    return TRAITS[name].get("package_trait", True)
+
+
 # A module a block imports -> the trait it needs (so a missing marker is named, not left to
 # "no such module").
 MODULE_TRAIT = {
@@ -78,6 +91,7 @@ MODULE_TRAIT = {
     "Tracing": "Tracing",
     "Instrumentation": "Tracing",
     "ServiceContextModule": "Tracing",
+    "AsyncAlgorithms": "AsyncAlgorithms",
 }
 DEFAULT_IMPORTS = ["Foundation", "LoopScheduling", "Scheduling", "Synchronization"]
 WARNINGS_AS_ERRORS = '.unsafeFlags(["-warnings-as-errors"])'
@@ -143,10 +157,12 @@ def parse_marker(body: str) -> tuple[str, list[str], list[str]]:
     """`declarations trait=Tracing,Metrics` -> ("declarations", ["Metrics", "Tracing"], problems)."""
     kind, traits, problems = "", [], []
     for word in body.split():
-        if word.startswith("trait="):
-            for name in filter(None, word[len("trait="):].split(",")):
-                if name not in TRAITS:
-                    problems.append(f"unknown trait '{name}' (known: {', '.join(TRAITS)})")
+        if word.startswith(("trait=", "with=")):
+            key, _, names = word.partition("=")
+            known = [t for t in TRAITS if is_package_trait(t) == (key == "trait")]
+            for name in filter(None, names.split(",")):
+                if name not in known:
+                    problems.append(f"unknown {key} '{name}' (known: {', '.join(known)})")
                 elif name not in traits:
                     traits.append(name)
         elif word in KINDS:
@@ -155,7 +171,7 @@ def parse_marker(body: str) -> tuple[str, list[str], list[str]]:
             kind = word
         else:
             problems.append(
-                f"unknown word '{word}' in the marker (known: declarations, program, skip, trait=NAME)"
+                f"unknown word '{word}' in the marker (known: declarations, program, skip, trait=NAME, with=PACKAGE)"
             )
     kind = kind or "fragment"
     if kind == "skip" and traits:
@@ -229,6 +245,16 @@ def looks_like_manifest(lines: list[str]) -> bool:
     )
 
 
+def marker_words(names: list[str]) -> str:
+    """The marker words for a set of traits and packages: `trait=A,B with=C`."""
+    words = []
+    for key, wanted in (("trait", True), ("with", False)):
+        chosen = sorted(n for n in names if is_package_trait(n) == wanted)
+        if chosen:
+            words.append(f"{key}={','.join(chosen)}")
+    return " ".join(words)
+
+
 def check_block(block: Block) -> None:
     """What can be said without the compiler."""
     if block.kind == "skip":
@@ -251,7 +277,7 @@ def check_block(block: Block) -> None:
         block.problems.append(
             f"{block.label}: imports {', '.join(modules)}, which need{'s' if len(modules) == 1 else ''} "
             f"the trait{'s' if len(missing) > 1 else ''} {', '.join(sorted(missing))}: mark the block "
-            f"`<!-- example: {kind}trait={','.join(sorted(block.traits + list(missing)))} -->`"
+            f"`<!-- example: {kind}{marker_words(block.traits + list(missing))} -->`"
         )
     if block.kind in ("fragment", "declarations") and not block.marker and looks_like_manifest(block.lines):
         block.problems.append(
@@ -365,7 +391,8 @@ def generate(root: Path, out: Path, only: str, template_dir: Path) -> int:
     # The manifest.
     urls = dependency_urls(root)
     dependency = f'.package(path: "{os.path.relpath(root, out)}"'
-    dependency += f", traits: {swift_list([json.dumps(t) for t in traits_used])})" if traits_used else ")"
+    package_traits = [t for t in traits_used if is_package_trait(t)]
+    dependency += f", traits: {swift_list([json.dumps(t) for t in package_traits])})" if package_traits else ")"
     dependencies = [dependency]
     for package in sorted({p for t in traits_used for _, p in TRAITS[t]["theirs"]}):
         if package not in urls:

@@ -21,13 +21,13 @@ extension DateScheduler {
 /// ```
 ///
 /// On a ``TestScheduler`` its sleeps wake on virtual time, in deadline order, when the test
-/// advances the scheduler; what runs after the wake-up is driven by the scheduler only if it runs
-/// on the scheduler (a task that prefers it, an actor pinned to it, the body of
-/// ``TestScheduler/drive(_:)``). Code that sleeps inside a plain `Task {}` of its own — for
-/// instance swift-async-algorithms' `debounce`, which starts one per sequence — runs on the global
-/// pool after `advance` returned, so a test cannot know when it has run: this version does not
-/// drive such tasks. `throttle` and `AsyncTimerSequence` consumed in a task that prefers the
-/// scheduler sleep in that task and are driven. See the Testing article.
+/// advances the scheduler. What runs after the wake-up has run when `advance` returns if the
+/// sleeping task runs on the scheduler: a task that prefers it, an actor pinned to it, the body of
+/// ``TestScheduler/drive(_:)``, or a task `drive` took in — any task the body's code started, such
+/// as the plain `Task {}` swift-async-algorithms' `debounce` starts per sequence. A task on the
+/// global pool outside `drive` is woken on virtual time too, but runs on when the pool gets to it.
+/// Only sleeps on this clock are virtual: a `Task.sleep` or a `ContinuousClock` sleep in the same
+/// code takes real time. See the Testing article.
 public struct SchedulerClock<S: DateScheduler>: Clock {
     public typealias Duration = Swift.Duration
 

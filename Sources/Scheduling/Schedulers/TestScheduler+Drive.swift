@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 extension TestScheduler {
-    /// Runs `body` on this scheduler, with everything it makes ready, at the current virtual time,
-    /// and returns its result: the way a test awaits an actor pinned to the scheduler, or any async
-    /// code that runs on it, without hanging.
+    /// Runs `body` on this scheduler, with everything it makes ready and every task its code
+    /// starts, at the current virtual time, and returns its result: the way a test awaits an actor
+    /// pinned to the scheduler, or any async code that runs on it, without hanging.
     ///
     /// ```swift
     /// let test = TestScheduler()
@@ -21,24 +21,53 @@ extension TestScheduler {
     /// `body` goes on at the new time) — not from inside a method of an actor pinned to the
     /// scheduler, whose next job could then run inside its current one.
     ///
+    /// **Tasks the body starts.** `drive` takes in every task the body's code starts, however deep
+    /// in a library: a plain `Task {}` or `Task.detached {}` (swift-async-algorithms' `debounce`
+    /// starts one), the child tasks of those, and the tasks they start in turn. Their jobs run on
+    /// this scheduler instead of the global pool, so `advance(by:)`, `advance(to:)`, `run()` and
+    /// `drive` return only when everything ready or due at the new time has run, theirs included:
+    /// no yields, no polling, no real waiting. They stay on the scheduler until they finish, also
+    /// after `drive` returned, and are driven by whichever `advance` or `drive` comes next. Work
+    /// outside the scope is untouched: tasks that the test's own code starts outside `drive`, and
+    /// the tests running beside it in the process.
+    ///
     /// When `body` cannot finish because nothing on the scheduler is ready — it awaits a sleep or a
     /// timer that needs `advance`, or work outside the scheduler (the main actor, a Dispatch
     /// callback, I/O) — `drive` cancels its task, runs what the cancellation makes ready (a
     /// cancelled sleep throws at once), and throws ``TestSchedulerStall``, which says what is
-    /// pending and when the next action is due. It never waits in real time.
+    /// pending and when the next action is due. It never waits in real time. It cancels the body
+    /// only: the unstructured tasks it took in are not cancelled, and stay on the scheduler.
     ///
     /// Without `drive`, awaiting an actor pinned to a test scheduler from the test's own task hangs
     /// silently: nothing runs the actor's job until someone advances the scheduler, and the test's
-    /// task is the one waiting.
+    /// task is the one waiting. The same holds for a task `drive` took in: await its result inside
+    /// `drive` (`try await test.drive { await task.value }`).
     ///
-    /// - Note: this version drives what runs on the scheduler. A plain `Task {}` that `body`'s code
-    ///   starts (for instance inside swift-async-algorithms' `debounce`) runs on the global pool,
-    ///   outside `drive`: see the Testing article.
+    /// - Important: What stays outside virtual time, even inside `drive` (see the Testing article):
+    ///   - A plain `Task.sleep` (or a `ContinuousClock`/`SuspendingClock` sleep) in any task sleeps
+    ///     in real time: the runtime serves its wake-up on the global pool, where no hook sees it.
+    ///     The task goes on only at the next `advance` or `drive` after its real deadline — if the
+    ///     body waits on it, `drive` throws ``TestSchedulerStall`` naming this. Sleep on the
+    ///     scheduler (`test.sleep`, `test.clock`) instead.
+    ///   - Work from other threads — a Dispatch callback, I/O, a loop — arrives in real time: a
+    ///     task it resumes runs at the next `advance` or `drive` after it arrived.
+    ///   - Tasks left with work pending when the test ends: if the scheduler is released, their
+    ///     queued jobs are dropped unrun (the tasks never finish), and their later wake-ups go to the
+    ///     global pool.
+    ///   - Tasks are taken in through the runtime's one global-enqueue hook, installed by the first
+    ///     `drive` of the process and chained to the hook that was there (SwiftNIO's global
+    ///     executor takeover, for one). A hook installed after it replaces it — swift-concurrency-
+    ///     extras' `withMainSerialExecutor` while its body runs, a SwiftNIO takeover started later —
+    ///     and then plain tasks run on the global pool again, as without `drive`.
+    ///   - Drive one scheduler from one thread at a time, as tests do.
     /// - Throws: ``TestSchedulerStall`` when `body` cannot finish at the current virtual time;
     ///   otherwise what `body` throws.
     public func drive<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let scope = TaskCapture.beginDrive(on: self)
+        defer { TaskCapture.endDrive(scope) }
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let task = Task(executorPreference: self) {
+            TaskCapture.joinCurrentTask(scope)
             do {
                 let value = try await body()
                 outcome.withLock { $0 = .success(value) }
@@ -102,7 +131,15 @@ public struct TestSchedulerStall: Error, Sendable, CustomStringConvertible {
                 return ", the next due in \(String(format: "%.6f", seconds)) s of virtual time "
                     + "(advance the scheduler to run it, between drive calls or from the body)"
             } ?? ""
-        let outside = bodyEndedWhenCancelled ? "" : "; the body still waits after cancellation: on work outside the scheduler?"
+        // Work outside virtual time: the body waits on nothing the scheduler holds, or still waits
+        // once cancelled (on a task drive does not cancel, or on something outside).
+        let causes =
+            "work outside virtual time — a plain Task.sleep (real time, also in a task drive took in), "
+            + "a Dispatch callback, I/O, the main actor?"
+        let outside =
+            !bodyEndedWhenCancelled
+            ? "; the body still waits after cancellation: on \(causes)"
+            : nextDueDate == nil ? "; the body waited on \(causes)" : ""
         return "TestSchedulerStall: the body waits, but nothing on the TestScheduler is ready at its current time "
             + "(\(now)): \(pending)\(next)\(outside)"
     }

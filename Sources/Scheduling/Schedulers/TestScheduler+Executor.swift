@@ -15,7 +15,9 @@
 /// ```
 ///
 /// Only tasks that run on it are driven this way: a task on the global pool that awaits
-/// `test.sleep` is woken deterministically, but runs on when the pool gets to it.
+/// `test.sleep` is woken deterministically, but runs on when the pool gets to it — unless
+/// ``TestScheduler/drive(_:)`` took it in (a task its body's code started): then its jobs come
+/// here too.
 extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
     /// Queues the job of a task that prefers this scheduler as an action at the current virtual
     /// time; it runs inside the next `advance`/`step`/`run`. Actors enqueue on
@@ -24,16 +26,22 @@ extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
     public func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
         let job = UnownedJob(job)
+        // Nil unless a `drive` runs or took tasks in: then the scope notes the job's task (so the
+        // tasks it starts join) and marks the job's start.
+        let scope = TaskCapture.noteJob(job, on: self)
         // Unowned: the entry only runs inside `advance`/`step`/`run` on this scheduler, and the
         // scheduler's deinit removes it without running it.
         schedule { [unowned self] in
+            TaskCapture.jobStarts(in: scope)
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 
     package func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
+        let scope = TaskCapture.noteJob(job, on: self)
         // Unowned for the same reason; the actor executor lives as long as the scheduler.
         schedule { [unowned executor] in
+            TaskCapture.jobStarts(in: scope)
             job.runSynchronously(on: executor.asUnownedSerialExecutor())
         }
     }
