@@ -32,7 +32,7 @@ EXIT_SUITES := CrashTests|LoopSetUpFailureTests|LoopProcessLimitTests
 # Not under the sanitizers either: the timer store's model tests, single-threaded and CPU-bound (a
 # minute and a half of one pool thread under the thread sanitizer, which starved the timing of
 # every test beside them; there is no race for it to find).
-SANITIZER_SKIP := $(EXIT_SUITES)|LoopTimerStoreModelTests
+SANITIZER_SKIP := $(EXIT_SUITES)|DeadlineStoreModelTests
 # The sanitizer runs go one test at a time: at a tenth of the speed, a test that keeps a Dispatch
 # worker busy (a QueueScheduler action that blocks by design) takes the global queue's width from
 # the cooperative pool for long enough to stall every other test of the process.

@@ -127,7 +127,7 @@ struct LoopRecyclingTests {
             await Self.waitForIteration(after: quiet, of: loop)
             let rest = await Self.retained(loop)
             #expect(rest.largest <= LoopEntryRecycler.keptAtRest, "kept after a quiet iteration: \(rest)")
-            #expect(rest.slots <= LoopTimerStore.keptSlots)
+            #expect(rest.slots <= DeadlineStore.keptSlots)
             // Steady work of 500 entries per iteration keeps its spares: reused, not reallocated.
             for round in 0..<10 {
                 let (spares, iteration) = await onLoop(loop) { () -> (Int, Int) in

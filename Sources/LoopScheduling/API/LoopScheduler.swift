@@ -213,7 +213,7 @@ public final class LoopScheduler: DateScheduler {
     /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
     @discardableResult
     public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        let deadline = LoopTimerStore.deadline(after: delay, now: core.monotonicNow())
+        let deadline = DeadlineStore.deadline(after: delay, now: core.monotonicNow())
         return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: false, action: consume action))
     }
 
@@ -253,7 +253,7 @@ public final class LoopScheduler: DateScheduler {
     /// nanoseconds since 1970 (then `isWall`).
     func firstDeadline(_ start: TimerStart) -> (deadline: Int64, isWall: Bool) {
         switch start {
-        case .after(let delay): (LoopTimerStore.deadline(after: delay, now: core.monotonicNow()), false)
+        case .after(let delay): (DeadlineStore.deadline(after: delay, now: core.monotonicNow()), false)
         case .at(let date): (Nanoseconds.sinceEpoch(date), true)
         }
     }

@@ -123,12 +123,10 @@ final class LoopBatchRunner {
         core.recycler.noteRound(items.count)
         for item in items {
             switch item {
-            case .work(let entry):
-                if entry.isTimer {
-                    core.timers.file(core, unsafeDowncast(entry, to: LoopTimer.self))
-                } else {
-                    run(core, entry)
-                }
+            case .task(let entry):
+                run(core, entry)
+            case .timer(let timer):
+                core.timers.file(core, timer)
             case .cancelled(let timer):
                 core.timers.remove(core, timer)
             case .rearmed(let timer):
@@ -153,11 +151,11 @@ final class LoopBatchRunner {
         core.recycler.noteRound(items.count)
         for item in items {
             switch item {
-            case .work(let entry): run(core, entry)
+            case .task(let entry): run(core, entry)
             case .taskJob(let job): runTaskJob(core, job)
             case .actorJob(let job): runActorJob(core, job)
-            case .cancelled, .rearmed:
-                preconditionFailure("LoopBatchRunner.runLocalItems: a cancellation or re-arm in the loop-local queue")
+            case .timer, .cancelled, .rearmed:
+                preconditionFailure("LoopBatchRunner.runLocalItems: a timer item in the loop-local queue (filed at once)")
             }
         }
         core.recycler.recycle(&items)

@@ -23,7 +23,7 @@ package enum LoopMode: Sendable {
 ///
 /// - ``RemoteQueue``: the intake from other threads, the lifecycle and the wake-up, under one lock;
 /// - ``LoopBatchRunner``: runs tasks, jobs and due timers in batches;
-/// - ``LoopTimers``: files, arms and fires timers (the `Timers` folder);
+/// - ``TimerDriver``: files, arms and fires timers (the `Timers` folder);
 /// - ``LoopEntryRecycler``: reuses task and timer entries on the loop thread;
 /// - ``LoopReporter``: the counters, published and handed to the metrics delegate;
 /// - ``UVHandles``: every libuv call.
@@ -44,7 +44,7 @@ final class LoopCore: @unchecked Sendable {
     /// Which thread is the loop's; the parts check their confinement against it.
     let loopThread: LoopThreadIdentity
     let runner: LoopBatchRunner
-    let timers: LoopTimers
+    let timers: TimerDriver
     let recycler: LoopEntryRecycler
     let reporter: LoopReporter
     private(set) var handles: UVHandles!
@@ -96,7 +96,7 @@ final class LoopCore: @unchecked Sendable {
         let loopThread = LoopThreadIdentity(name: name)
         self.loopThread = loopThread
         self.runner = LoopBatchRunner(loopThread: loopThread)
-        self.timers = LoopTimers(loopThread: loopThread)
+        self.timers = TimerDriver(loopThread: loopThread)
         self.recycler = LoopEntryRecycler(loopThread: loopThread)
         self.reporter = LoopReporter(delegate: metricsDelegate, loopThread: loopThread)
         actorExecutor.bind(to: self)
@@ -184,7 +184,7 @@ final class LoopCore: @unchecked Sendable {
         runPendingWork()
     }
 
-    /// The timer driver fired; the timers' whole path is in the `Timers` folder (``LoopTimers``).
+    /// The timer driver fired; the timers' whole path is in the `Timers` folder (``TimerDriver``).
     func timerFired() {
         checkCallbackThread()
         timers.driverFired()
@@ -241,7 +241,7 @@ final class LoopCore: @unchecked Sendable {
     func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         // Spare entries are the loop thread's: another thread allocates.
         let entry = isOnLoopThread ? recycler.task(consume action) : LoopWork(action: consume action)
-        guard submit(.work(entry)) else { return refuse(entry) }
+        guard submit(.task(entry)) else { return refuse(entry) }
         return entry
     }
 
@@ -262,7 +262,7 @@ final class LoopCore: @unchecked Sendable {
             timers.file(self, entry)
             return entry
         }
-        guard submit(.work(entry)) else { return refuse(entry) }
+        guard submit(.timer(entry)) else { return refuse(entry) }
         return entry
     }
 
@@ -275,7 +275,7 @@ final class LoopCore: @unchecked Sendable {
 
     /// Moves `timer` to `deadline`, from any thread (``RearmableTimer``). False if it is not
     /// pending. On the loop thread the store moves it (lazily when later, see
-    /// ``LoopTimerStore/rearm(_:to:)``); from another thread the deadline is written in place,
+    /// ``DeadlineStore/rearm(_:to:)``); from another thread the deadline is written in place,
     /// where the loop reads it when the timer's bucket moves or when it claims the timer to fire
     /// it, and an earlier deadline is queued so that the loop files the timer again now.
     func rearm(_ timer: LoopTimer, to deadline: Int64) -> Bool {
@@ -302,8 +302,14 @@ final class LoopCore: @unchecked Sendable {
     /// shutdown: an `await` on it must never be left suspended.
     private func refuse(_ entry: LoopWork) -> any Disposable {
         _ = ActionLifecycle.dispose(entry.state)
-        if entry.isTimer { unsafeDowncast(entry, to: LoopTimer.self).cancelledByScheduler() }
         entry.releaseAction()
+        return Disposables.disposed
+    }
+
+    private func refuse(_ timer: LoopTimer) -> any Disposable {
+        _ = ActionLifecycle.dispose(timer.state)
+        timer.cancelledByScheduler()
+        timer.releaseAction()
         return Disposables.disposed
     }
 
@@ -314,8 +320,8 @@ final class LoopCore: @unchecked Sendable {
     func submit(_ item: LoopItem) -> Bool {
         guard isOnLoopThread else { return remote.submit(item) }
         guard remote.accepts(item) else { return false }
-        if case .work(let entry) = item, entry.isTimer {
-            timers.fileOnLoopThread(self, unsafeDowncast(entry, to: LoopTimer.self), fileDeferredFirst: !runner.inBatch)
+        if case .timer(let timer) = item {
+            timers.fileOnLoopThread(self, timer, fileDeferredFirst: !runner.inBatch)
         } else {
             runner.enqueueLocal(self, item)
         }

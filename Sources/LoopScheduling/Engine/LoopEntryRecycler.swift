@@ -56,7 +56,7 @@ final class LoopEntryRecycler {
     @inline(__always)
     func recycle(_ items: inout [LoopItem]) {
         while let item = items.popLast() {
-            guard case .work(var entry) = consume item, !entry.isTimer,
+            guard case .task(var entry) = consume item,
                 state.value.tasks.count < Self.limit,
                 Self.isOnlyReference(&entry)
             else { continue }

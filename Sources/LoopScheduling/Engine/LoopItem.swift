@@ -1,13 +1,16 @@
 @_spi(SchedulerEngine) import Scheduling
 
-/// One unit of work for the loop, in the order it was submitted: a task or a timer to insert, a
-/// timer disposed off the loop (to free its slot now, not at its deadline), or an executor job.
+/// One unit of work for the loop, in the order it was submitted: a task to run, a timer to file, a
+/// timer disposed or re-armed off the loop (to free or move its slot now, not at its deadline), or
+/// an executor job. Each kind is a case of its own: nothing is told apart by a flag or a cast.
 ///
 /// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
 /// allocates nothing of ours (Docs/Design.md §8.1).
 enum LoopItem {
-    /// A task to run, or a timer (`isTimer`) to insert into the timer store.
-    case work(LoopWork)
+    /// A task to run.
+    case task(LoopWork)
+    /// A timer to file in the loop's ``DeadlineStore``.
+    case timer(LoopTimer)
     /// A timer that was disposed on another thread.
     case cancelled(LoopTimer)
     /// A timer re-armed on another thread to an earlier deadline (already written in the entry):

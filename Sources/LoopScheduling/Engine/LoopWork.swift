@@ -14,8 +14,6 @@ import Synchronization
 class LoopWork: ScheduledAction, @unchecked Sendable {
     // The flags live here, in the padding after `ScheduledAction.state`, not in the subclasses:
     // a timer's own fields would start past them and grow it to the next allocator size class.
-    /// Set by the timer subclasses, so the hot paths test a byte instead of casting.
-    final let isTimer: Bool
     /// A periodic timer (`PeriodicLoopTimer`).
     final let isPeriodic: Bool
     /// A timer whose deadline is on the wall clock (an `at:` timer before its first fire); set to
@@ -27,11 +25,9 @@ class LoopWork: ScheduledAction, @unchecked Sendable {
 
     init(
         action: (@Sendable () -> Void)?,
-        isTimer: Bool = false,
         isPeriodic: Bool = false,
         isWall: Bool = false
     ) {
-        self.isTimer = isTimer
         self.isPeriodic = isPeriodic
         self.isWall = isWall
         super.init(action: action)

@@ -1,6 +1,13 @@
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
+/// Wakes a loop from any thread: ``UVHandles``' async handle, or a test's stand-in.
+protocol LoopWaker: AnyObject {
+    /// Makes the loop take its queue soon; coalescing. Called under the queue's lock.
+    func wake()
+}
+
+
 /// The loop's intake: work handed to the loop by other threads, the loop's lifecycle, and the
 /// wake-up — one lock orders all three.
 ///
@@ -12,79 +19,14 @@ import Synchronization
 /// once per submission and once per batch on the loop, which swaps the array out (NIO-style) and
 /// runs user code outside the lock.
 ///
-/// **Which submissions wake the loop.** Tasks and jobs wake it when the queue has no wake-up
-/// pending (`wakePending` stays set until the loop takes the batch). Timers and cancellations
-/// often need none, which matters because a `withTimeout` or a cancelled `sleep` from the global
-/// pool is one of each, and a wake-up per item made the loop a third busy thread. The loop
-/// publishes here, under this lock, what it has promised itself (``LoopPromise``):
-///
-/// - while it is **awake** (from taking the queue until it next prepares to block), it takes the
-///   queue again before blocking: no timer or cancellation needs a wake-up;
-/// - while it is **flushing** — armed to look again within ``LoopCore/flushInterval``, at a
-///   monotonic deadline `A` (published only when the queue held nothing unfiled, after the driver
-///   was armed) — its next wake-up comes by `A` and begins by taking the queue, before any timer
-///   fires or the driver is re-armed: a cancellation needs no wake-up, nor a monotonic timer due
-///   at or after `A`. A timer due earlier, or on the wall clock (converted at every arming), wakes it;
-/// - otherwise (armed further out, or not at all) the first timer or cancellation that could have
-///   waited wakes the loop *and* asks it to flush: the loop then arms its next look within the
-///   interval, and keeps doing so while items keep waiting for it. So items that skip the wake-up
-///   wait at most one interval — a cancelled timer leaves the store, its memory and
-///   `timersPending` that soon, never at some later deadline — and a loop that stops getting them
-///   arms nothing extra: an idle loop stays asleep.
-///
-/// The promise only moves later after the loop took the queue (a fired driver or a stepped wall
-/// clock, both of which take it before anything else), so an item left without a wake-up is
-/// always filed before it could be late. The ``deferredLimit``-th item in a row left without a
-/// wake-up wakes the loop: that bounds what cancelled timers hold within one interval (56 bytes
-/// each, their closures are released already) and the work the loop finds queued.
-/// Wakes a loop from any thread: ``UVHandles``' async handle, or a test's stand-in.
-protocol LoopWaker: AnyObject {
-    /// Makes the loop take its queue soon; coalescing. Called under the queue's lock.
-    func wake()
-}
-
+/// **Which submissions wake the loop** is ``LoopWakeRule``'s to say: tasks and jobs do, timers,
+/// cancellations and re-arms often not, by what the loop promised about its next look.
 // Safe: `waker` is written once, before the queue is shared with any other thread (see
 // `setWaker`); everything else is a lock, an atomic or the lifecycle's atomic.
 final class RemoteQueue: @unchecked Sendable {
-    /// What the loop promised about its next look at the queue.
-    struct LoopPromise: Equatable {
-        /// `Int64.min` while awake, else the monotonic deadline the driver is armed for
-        /// (`Int64.max`: none).
-        var armedDeadline: Int64
-        /// The armed deadline is a look within ``LoopCore/flushInterval``, not just a timer's.
-        var isFlushing: Bool
-
-        /// The loop takes the queue again before it blocks.
-        static let awake = LoopPromise(armedDeadline: .min, isFlushing: true)
-        /// Nothing armed: the loop may be blocked for good. Not `awake` before the first promise:
-        /// the loop's first prepare may come while it is still starting, when it promises nothing
-        /// and blocks.
-        static let idle = LoopPromise(armedDeadline: .max, isFlushing: false)
-        var isAwake: Bool { armedDeadline == .min }
-    }
-
-    /// What a submission needs of the loop.
-    private enum Need {
-        /// A wake-up, as soon as possible.
-        case wake
-        /// Nothing: the promise covers it.
-        case nothing
-        /// Nothing for itself, but the loop should flush: wake it and ask for that.
-        case flush
-    }
-
-    /// The loop is woken by the item that makes this many queued without a wake-up.
-    static let deferredLimit = 1024
-
     private struct State {
         var items: [LoopItem] = []
-        var wakePending = false
-        var promise = LoopPromise.idle
-        /// Items queued without a wake-up since the loop last took the queue.
-        var deferred = 0
-        /// Some of them came while the loop was armed rather than awake: they wait for the loop's
-        /// next look, which it brings forward to ``LoopCore/flushInterval`` from then on.
-        var stragglers = false
+        var rule = LoopWakeRule()
     }
 
     private let state = LockedValue(State())
@@ -122,14 +64,14 @@ final class RemoteQueue: @unchecked Sendable {
         case .taskJob, .actorJob:
             let state = lifecycle.state
             return state == .open || state == .draining
-        case .work, .cancelled, .rearmed:
+        case .task, .timer, .cancelled, .rearmed:
             return lifecycle.isOpen
         }
     }
 
     /// From any thread but the loop's: appends `item` if the loop accepts it (decided under the
-    /// lock, against the lifecycle's transitions) and wakes the loop if it needs to (see the
-    /// type's notes).
+    /// lock, against the lifecycle's transitions) and wakes the loop if it needs to (see
+    /// ``LoopWakeRule``).
     ///
     /// - Returns: whether the item was queued.
     @inline(__always)
@@ -138,19 +80,7 @@ final class RemoteQueue: @unchecked Sendable {
             guard accepts(item) else { return false }
             state.items.append(item)
             if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
-            guard !state.wakePending else { return true }
-            let need = state.deferred < Self.deferredLimit - 1 ? Self.need(of: item, state.promise) : .wake
-            switch need {
-            case .nothing:
-                state.deferred += 1
-                if !state.promise.isAwake { state.stragglers = true }
-                return true
-            case .flush:
-                state.stragglers = true
-            case .wake:
-                break
-            }
-            Self.wake(&state, waker)
+            if state.rule.admit(item) { waker!.wake() }
             return true
         }
     }
@@ -161,7 +91,7 @@ final class RemoteQueue: @unchecked Sendable {
     func beginShutdown(onLoopThread: Bool) -> Bool {
         state.withLock { state in
             guard lifecycle.beginShutdown() else { return false }
-            if !onLoopThread && !state.wakePending { Self.wake(&state, waker) }
+            if !onLoopThread && state.rule.wakeUnlessPending() { waker!.wake() }
             return true
         }
     }
@@ -174,40 +104,6 @@ final class RemoteQueue: @unchecked Sendable {
             guard state.items.isEmpty && localQueueIsEmpty else { return false }
             lifecycle.beginClosing()
             return true
-        }
-    }
-
-    /// The one place a wake-up is sent: under the lock, so never on a closing handle.
-    @inline(__always)
-    private static func wake(_ state: inout State, _ waker: (any LoopWaker)?) {
-        state.wakePending = true
-        waker!.wake()
-    }
-
-    /// What `item` needs of the loop, given its promise.
-    @inline(__always)
-    private static func need(of item: LoopItem, _ promise: LoopPromise) -> Need {
-        switch item {
-        case .work(let entry):
-            guard entry.isTimer else { return .wake }
-            if promise.isAwake { return .nothing }
-            // Wall deadlines are armed through a conversion re-done at every wake-up: keep waking.
-            guard !entry.isWall else { return .wake }
-            // The submitter still owns the entry: its deadline is settled.
-            guard unsafeDowncast(entry, to: LoopTimer.self).deadlineBeforePublication >= promise.armedDeadline else { return .wake }
-            return promise.isFlushing ? .nothing : .flush
-        case .rearmed(let timer):
-            // Like a new timer: its deadline is written, and moved earlier.
-            if promise.isAwake { return .nothing }
-            guard !timer.isWall else { return .wake }
-            guard timer.deadlineBeforePublication >= promise.armedDeadline else { return .wake }
-            return promise.isFlushing ? .nothing : .flush
-        case .cancelled:
-            // A cancelled timer that fires first is skipped by its state; it only holds memory
-            // and a count until the loop looks, which flushing bounds.
-            return promise.isFlushing ? .nothing : .flush
-        case .taskJob, .actorJob:
-            return .wake
         }
     }
 
@@ -241,9 +137,7 @@ final class RemoteQueue: @unchecked Sendable {
     @inline(__always)
     func take(into batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
-            let stragglers = state.stragglers
-            state.wakePending = false
-            state.promise = .awake
+            let stragglers = state.rule.loopTookQueue()
             handOver(&state, into: &batch)
             return stragglers
         }
@@ -253,8 +147,7 @@ final class RemoteQueue: @unchecked Sendable {
     /// queue keeps (noting its capacity for ``giveBackMemory(keepingUpTo:)``).
     @inline(__always)
     private func handOver(_ state: inout State, into batch: inout [LoopItem]) {
-        state.deferred = 0
-        state.stragglers = false
+        state.rule.handedOver()
         swap(&state.items, &batch)
         bufferCapacity.store(state.items.capacity, ordering: .relaxed)
         nonEmpty.store(false, ordering: .relaxed)
@@ -269,7 +162,7 @@ final class RemoteQueue: @unchecked Sendable {
     /// scheduler's).
     func takeDeferred(into batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
-            guard !state.wakePending, !state.items.isEmpty else { return false }
+            guard !state.rule.wakePending, !state.items.isEmpty else { return false }
             handOver(&state, into: &batch)
             return true
         }
@@ -281,12 +174,12 @@ final class RemoteQueue: @unchecked Sendable {
     /// pending the promise is published as is: that wake-up takes the queue before anything else.
     func publish(_ promise: LoopPromise, orTakeInto batch: inout [LoopItem]) -> Bool {
         state.withLock { state in
-            if !state.wakePending && !state.items.isEmpty {
-                state.promise = .awake
+            if !state.rule.wakePending && !state.items.isEmpty {
+                state.rule.promise = .awake
                 handOver(&state, into: &batch)
                 return true
             }
-            state.promise = promise
+            state.rule.promise = promise
             return false
         }
     }

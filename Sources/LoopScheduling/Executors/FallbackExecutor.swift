@@ -44,7 +44,7 @@ final class FallbackExecutor: Sendable {
             queue.async { self.run { job.runSynchronously(on: core.taskExecutor!) } }
         case .actorJob(let job):
             queue.async { self.run { job.runSynchronously(on: core.unownedActorExecutor) } }
-        case .work, .cancelled, .rearmed:
+        case .task, .timer, .cancelled, .rearmed:
             preconditionFailure("FallbackExecutor.enqueue: only jobs fall back")
         }
     }

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Every one-shot timer can be re-armed (``RearmableTimer``): its deadline is an atomic that a
 /// re-arm on any thread writes between `ActionLifecycle.beginRearm` and `endRearm`, and that the
-/// loop reads again once it claimed the timer to fire it (``LoopTimers``), so a re-arm racing the
+/// loop reads again once it claimed the timer to fire it (``TimerDriver``), so a re-arm racing the
 /// old deadline either moves it (the loop files it again) or finds it claimed. The store reads the
 /// same field: a deadline pushed later while the timer waits in the wheel is seen when its bucket
 /// moves (``WheeledHeap/rearm(_:to:)``); an earlier one from another thread is queued as
@@ -76,7 +76,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     init(core: LoopCore?, deadline: Int64, isWall: Bool, isPeriodic: Bool = false, action: (@Sendable () -> Void)?) {
         self.core = core
         self.storedDeadline = Atomic(deadline)
-        super.init(action: action, isTimer: true, isPeriodic: isPeriodic, isWall: isWall)
+        super.init(action: action, isPeriodic: isPeriodic, isWall: isWall)
     }
 
     /// A disposed timer leaves the store at once (on the loop thread) or when the loop next looks
@@ -92,7 +92,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     final func rearm(after delay: Duration) -> Bool {
         guard let core, !isPeriodic else { return false }
         let now = isWall ? core.wallNow() : core.monotonicNow()
-        return core.rearm(self, to: LoopTimerStore.deadline(after: delay, now: now))
+        return core.rearm(self, to: DeadlineStore.deadline(after: delay, now: now))
     }
 
     /// See ``RearmableTimer/rearm(at:)``: a monotonic timer moves to the delay from now to `date`.

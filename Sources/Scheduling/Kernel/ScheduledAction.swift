@@ -75,7 +75,7 @@ open class ScheduledAction: DisposeOutcomeReporting, @unchecked Sendable {
 
     /// Runs one periodic tick of ``action`` as `scheduler`'s action, unless the entry was disposed
     /// first. (The loop engine's periodic timers tick a closure of their own and follow the same
-    /// transitions in `LoopTimers`.)
+    /// transitions in `TimerDriver`.)
     ///
     /// - Returns: whether the entry is still active after the tick (a dispose during the tick
     ///   released the closure here).

@@ -5,14 +5,14 @@ import Testing
 
 /// The wheel in front of the heap, case by case: full level-0 buckets, far cancels and `Int64`
 /// limits, which buckets move before the loop blocks, holes, compaction and the memory of its
-/// blocks. The random scripts (`LoopTimerStoreModelTests`) cover the same paths in mixes.
+/// blocks. The random scripts (`DeadlineStoreModelTests`) cover the same paths in mixes.
 @Suite("Loop timer store: the wheel's buckets and blocks")
-struct LoopTimerStoreWheelTests {
+struct DeadlineStoreWheelTests {
     @Test("A full level-0 bucket sends the rest to the heap: cancels find both, holes take new timers, all fire in (deadline, sequence) order")
     func fullLevelZeroBucket() {
-        let tick = Int64(1) << LoopTimerStore.tickShift
+        let tick = Int64(1) << DeadlineStore.tickShift
         let full = TimerWheel<LoopTimer>.levelZeroCapacity
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         var random = SplitMix(seed: 5)
         // 200 timers within tick 5, in random order, a quarter of them on one shared deadline.
         func make() -> LoopTimer {
@@ -47,7 +47,7 @@ struct LoopTimerStoreWheelTests {
         // Blocks, not the array's capacity: that follows the allocator's rounding of its buffer.
         let blocks = store.wheel.blockCount
         #expect(blocks * TimerWheel<LoopTimer>.blockSize <= full, "a level-0 bucket took \(blocks) blocks")
-        let fired = LoopTimerStoreModelTests.fireAll(&store, from: 0)
+        let fired = DeadlineStoreModelTests.fireAll(&store, from: 0)
         #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
         let expected = timers.sorted {
             ($0.deadline, sequences[ObjectIdentifier($0)]!) < ($1.deadline, sequences[ObjectIdentifier($1)]!)
@@ -57,7 +57,7 @@ struct LoopTimerStoreWheelTests {
 
     @Test("A timer far away is cancelled from the wheel without touching the heap; Int64 limits stay in the heap")
     func farCancelAndLimits() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let far = LoopTimer(core: nil, deadline: 30_000_000_000, isWall: false, action: {})
         let never = LoopTimer(core: nil, deadline: Nanoseconds.never, isWall: false, action: {})
         let almost = LoopTimer(core: nil, deadline: Int64.max - 1, isWall: false, action: {})
@@ -75,7 +75,7 @@ struct LoopTimerStoreWheelTests {
 
     @Test("A lone timer, or a full level-0 bucket, due soon costs one wake-up, at its deadline; a big bucket stays in the wheel until one tick before")
     func smallBucketsMoveBeforeBlocking() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {}))
         #expect(store.wheel.count == 1)
         let lone = store.nextWake(monotonicNow: 0, wallNow: 0)
@@ -84,20 +84,20 @@ struct LoopTimerStoreWheelTests {
         // A level-0 bucket holds at most `levelZeroCapacity` (fewer than `smallBucket`): the one
         // past it is in the heap already, and the bucket joins it before the loop blocks.
         let full = TimerWheel<LoopTimer>.levelZeroCapacity
-        #expect(full <= LoopTimerStore.smallBucket)
-        var level0 = LoopTimerStore()
+        #expect(full <= DeadlineStore.smallBucket)
+        var level0 = DeadlineStore()
         for _ in 0...full { level0.insert(LoopTimer(core: nil, deadline: 10_000_000, isWall: false, action: {})) }
         #expect(level0.wheel.count == full && level0.monotonic.heap.count == 1)
         let once = level0.nextWake(monotonicNow: 0, wallNow: 0)
         #expect(once == .arm(in: 10_000_000))
         #expect(level0.wheel.count == 0)
         // A level-1 bucket (100 ms: tick 95) of more than `smallBucket` waits for its move.
-        let tick = Int64(1) << LoopTimerStore.tickShift
-        var busy = LoopTimerStore()
-        for _ in 0...LoopTimerStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 100_000_000, isWall: false, action: {})) }
+        let tick = Int64(1) << DeadlineStore.tickShift
+        var busy = DeadlineStore()
+        for _ in 0...DeadlineStore.smallBucket { busy.insert(LoopTimer(core: nil, deadline: 100_000_000, isWall: false, action: {})) }
         let early = busy.nextWake(monotonicNow: 0, wallNow: 0)
         #expect(early == .arm(in: 63 * tick))
-        #expect(busy.wheel.count == LoopTimerStore.smallBucket + 1)
+        #expect(busy.wheel.count == DeadlineStore.smallBucket + 1)
         _ = store.removeAll()
         _ = level0.removeAll()
         _ = busy.removeAll()
@@ -105,7 +105,7 @@ struct LoopTimerStoreWheelTests {
 
     @Test("Emptied wheel buckets give their memory back when the store is quiet")
     func wheelMemory() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let entries = (0..<20_000).map { _ in LoopTimer(core: nil, deadline: 30_000_000_000, isWall: false, action: {}) }
         for entry in entries { store.insert(entry) }
         #expect(store.wheel.count == entries.count)
@@ -117,7 +117,7 @@ struct LoopTimerStoreWheelTests {
 
     @Test("Cancels leave holes that later inserts reuse, and compaction renumbers the rest: every timer still fires once, in order")
     func bucketHoles() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         var random = SplitMix(seed: 42)
         // One bucket of the wheel: 30 s out, within one level-2 slot.
         func far(_ index: Int) -> LoopTimer {
@@ -152,7 +152,7 @@ struct LoopTimerStoreWheelTests {
             let removed = store.remove(victim)
             #expect(removed)
         }
-        let fired = LoopTimerStoreModelTests.fireAll(&store, from: 0).map { due in
+        let fired = DeadlineStoreModelTests.fireAll(&store, from: 0).map { due in
             #expect(due.lateness >= 0)
             return due.timer
         }
@@ -164,7 +164,7 @@ struct LoopTimerStoreWheelTests {
 
     @Test("Buckets take each other's emptied blocks: refilling a far bucket and moving it down to the heap never grow the wheel past its peak and one block per bucket filled")
     func bucketsShareBlocks() {
-        let tick = Int64(1) << LoopTimerStore.tickShift
+        let tick = Int64(1) << DeadlineStore.tickShift
         // A level-2 slot: 4,096 ticks (4.3 s).
         let level2 = 4_096 * tick
         let size = Int64(TimerWheel<LoopTimer>.blockSize)
@@ -174,7 +174,7 @@ struct LoopTimerStoreWheelTests {
                 LoopTimer(core: nil, deadline: slot * level2 + Int64(random.next() % UInt64(level2)), isWall: false, action: {})
             }
         }
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let first = bucket(8)
         for timer in first { store.insert(timer) }
         let peak = store.wheel.blockCount
@@ -202,7 +202,7 @@ struct LoopTimerStoreWheelTests {
         #expect(store.wheel.blockCount <= peak + 64)
         // Down to level 0 (at most `levelZeroCapacity` a bucket, the rest to the heap) and fired.
         let grown = store.wheel.blockCount
-        let fired = LoopTimerStoreModelTests.fireAll(&store, from: now)
+        let fired = DeadlineStoreModelTests.fireAll(&store, from: now)
         #expect(store.wheel.blockCount == grown, "moving down to level 0 grew the wheel")
         #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
         let expected = second.sorted {

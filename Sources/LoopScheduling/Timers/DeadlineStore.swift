@@ -1,34 +1,28 @@
 @_spi(SchedulerEngine) import Scheduling
 
-/// Every timer of one LoopScheduler and all the arithmetic about them: a loop-confined value,
-/// unit-tested without a loop (Docs/Design.md §5.4, §5.7).
+/// Where one LoopScheduler's timers are filed, and all the arithmetic about them: a loop-confined
+/// value, unit-tested without a loop (Docs/Design.md §5.4, §5.7). A timer's path (schedule, file,
+/// wake, re-arm, fire or cancel) is written down once, in ``TimerDriver``; the store's part in it:
 ///
-/// A timer's whole path, in order:
-///
-/// 1. **Schedule.** `LoopScheduler.schedule(after:)` computes the deadline with
-///    ``deadline(after:now:)`` from the monotonic clock read at the call (never libuv's cached loop
-///    time), and the entry reaches the loop thread (directly, or through the remote queue), where
-///    ``insert(_:)`` stamps its sequence number and puts it in the monotonic or the wall-clock heap,
-///    or, if it is due beyond the wheel's horizon (the tick after the current one), in a bucket of
-///    the ``TimerWheel`` in front of the monotonic heap.
-/// 2. **Wake.** Once per loop iteration (libuv's prepare callback, before the loop blocks) the core
-///    asks ``nextWake(monotonicNow:wallNow:)`` and arms its one driver (a timerfd, or a `uv_timer_t`)
-///    accordingly: at the first due timer, or one tick before the wheel's next bucket starts, when
-///    the wheel hands that bucket's timers to the heap (or down a level) with their exact
-///    `(deadline, sequence)`. A timer that fires always fires from the heap.
-/// 3. **Fire.** The driver's callback pops due timers with ``popDue(monotonicNow:limit:)`` and
-///    ``popDueWall(wallNow:limit:)`` in `(deadline, sequence)` order, the core runs each, and a
-///    periodic timer comes back through ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
-/// 4. **Cancel.** Disposing on the loop thread calls ``remove(_:)`` at once (O(1) in the wheel,
-///    O(log n) in a heap); from another
-///    thread the entry is handed to the loop, which removes it when it next looks at its queue:
-///    within ``LoopCore/flushInterval`` (see ``RemoteQueue``), never only at the timer's deadline.
-///    Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
+/// - **Filing.** ``insert(_:)`` stamps the sequence number and puts the timer in the wall-clock
+///   heap (`at:` timers), the monotonic heap (due within the horizon, the tick after the current
+///   one), or a bucket of the ``TimerWheel`` in front of it; the deadline comes from
+///   ``deadline(after:now:)`` on the monotonic clock read at the call, never libuv's cached time.
+/// - **Waking.** ``nextWake(monotonicNow:wallNow:flushBy:)`` says when to arm the one driver: at
+///   the first due timer (by ``TimerWake``'s rule), or when the wheel's next bucket must move, which
+///   hands its timers to the heap (or down a level) with their exact `(deadline, sequence)`. A
+///   timer that fires always fires from a heap.
+/// - **Firing.** ``popDue(monotonicNow:limit:)`` and ``popDueWall(wallNow:limit:)`` in
+///   `(deadline, sequence)` order; a periodic timer comes back through
+///   ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
+/// - **Moving and leaving.** ``remove(_:)`` is O(1) in the wheel, O(log n) in a heap; a re-arm to
+///   a later deadline in the wheel only writes it (``WheeledHeap/rearm(_:to:)``). Emptied heaps
+///   give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
 /// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
 ///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
 ///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
-struct LoopTimerStore: ~Copyable {
+struct DeadlineStore: ~Copyable {
     /// Timers on the monotonic clock, and periodic timers once their first tick ran: in the heap
     /// when due within the horizon (or beyond the wheel), in the wheel otherwise.
     private(set) var monotonic: WheeledHeap<LoopTimer>

@@ -11,7 +11,7 @@ import Testing
 /// after it was cancelled, in `(deadline, sequence)` order with every other due timer of its
 /// clock; the store never sleeps past a pending deadline; its count is the model's.
 @Suite("Loop timer store against a model")
-struct LoopTimerStoreModelTests {
+struct DeadlineStoreModelTests {
     struct Pending {
         let timer: LoopTimer
         var deadline: Int64
@@ -24,7 +24,7 @@ struct LoopTimerStoreModelTests {
         /// Seeded, so a failing script replays.
         var random: SplitMix
         let tickShift: Int
-        var store: LoopTimerStore
+        var store: DeadlineStore
         var now: Int64
         var wallNow: Int64
         var pending: [ObjectIdentifier: Pending] = [:]
@@ -33,10 +33,10 @@ struct LoopTimerStoreModelTests {
         /// Steps after which a big bucket was moving down in chunks.
         var cascadingSteps = 0
 
-        init(seed: UInt64, tickShift: Int, start: Int64, cascadeBudget: Int = LoopTimerStore.cascadeBudget) {
+        init(seed: UInt64, tickShift: Int, start: Int64, cascadeBudget: Int = DeadlineStore.cascadeBudget) {
             random = SplitMix(seed: seed)
             self.tickShift = tickShift
-            store = LoopTimerStore(tickShift: tickShift, cascadeBudget: cascadeBudget)
+            store = DeadlineStore(tickShift: tickShift, cascadeBudget: cascadeBudget)
             now = start
             wallNow = 1_700_000_000_000_000_000
         }
@@ -235,7 +235,7 @@ struct LoopTimerStoreModelTests {
 
     @Test(
         "Random scripts: every timer fires once or never, never early, in (deadline, sequence) order",
-        arguments: [0, 3, LoopTimerStore.tickShift], [LoopTimerStore.cascadeBudget, 2]
+        arguments: [0, 3, DeadlineStore.tickShift], [DeadlineStore.cascadeBudget, 2]
     )
     func randomScripts(tickShift: Int, cascadeBudget: Int) {
         // A budget of 2 moves every bucket above level 0 of more than two timers in chunks, with
@@ -262,8 +262,8 @@ struct LoopTimerStoreModelTests {
 
     @Test("A timer at each level edge of the wheel fires exactly at its deadline, from the heap")
     func levelEdges() {
-        let shift = LoopTimerStore.tickShift
-        var store = LoopTimerStore()
+        let shift = DeadlineStore.tickShift
+        var store = DeadlineStore()
         let now: Int64 = 123_456_789
         var timers: [LoopTimer] = []
         for level in 0...6 {
@@ -284,7 +284,7 @@ struct LoopTimerStoreModelTests {
 
     /// Runs the store as a loop would, from `clock` until it is empty: sleep until the wake-up it
     /// asks for, pop what is due. Returns every timer popped, in order, with its lateness.
-    static func fireAll(_ store: inout LoopTimerStore, from clock: Int64) -> [(timer: LoopTimer, lateness: Int64)] {
+    static func fireAll(_ store: inout DeadlineStore, from clock: Int64) -> [(timer: LoopTimer, lateness: Int64)] {
         var clock = clock
         var fired: [(timer: LoopTimer, lateness: Int64)] = []
         for _ in 0..<100_000 where store.count > 0 {

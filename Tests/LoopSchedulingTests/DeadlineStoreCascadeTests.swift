@@ -6,9 +6,9 @@ import Testing
 /// A big wheel bucket moves down a chunk per look (`TimerWheel.Cascade`), so that moving thousands
 /// of timers never stalls the loop in one go: the promises that must hold meanwhile.
 @Suite("Loop timer store: big buckets move in chunks")
-struct LoopTimerStoreCascadeTests {
+struct DeadlineStoreCascadeTests {
     /// The tick (level-0 slot) of the default store, and a level-1 slot: 64 ticks.
-    static let tick = Int64(1) << LoopTimerStore.tickShift
+    static let tick = Int64(1) << DeadlineStore.tickShift
     static let level1 = 64 * tick
 
     /// `count` timers spread over the level-1 slot `[slot × 64 ticks, +64 ticks)`, in random order.
@@ -22,8 +22,8 @@ struct LoopTimerStoreCascadeTests {
 
     /// A store holding `timers`, in a level-1 `slot`'s bucket, that began moving it down in chunks:
     /// it looked one tick before the bucket's range.
-    static func cascading(_ timers: [LoopTimer], budget: Int, slot: Int64) -> LoopTimerStore {
-        var store = LoopTimerStore(cascadeBudget: budget)
+    static func cascading(_ timers: [LoopTimer], budget: Int, slot: Int64) -> DeadlineStore {
+        var store = DeadlineStore(cascadeBudget: budget)
         for timer in timers { store.insert(timer) }
         _ = store.nextWake(monotonicNow: slot * level1 - tick, wallNow: 0)
         let cascading = store.isCascading
@@ -34,7 +34,7 @@ struct LoopTimerStoreCascadeTests {
     @Test("Before its first tick a big bucket moves a budget per look; cancels find its timers wherever they are; the rest fire once, in order, never early")
     func chunksBeforeTheFirstTick() {
         let budget = 8
-        var store = LoopTimerStore(cascadeBudget: budget)
+        var store = DeadlineStore(cascadeBudget: budget)
         var timers = Self.bucket(200, slot: 2, seed: 7)
         for timer in timers { store.insert(timer) }
         #expect(store.wheel.count == 200)
@@ -68,7 +68,7 @@ struct LoopTimerStoreCascadeTests {
         } while store.isCascading && looks < 1_000
         // 200 slots at 8 a look, a few cancels away from the end: more than one look, at most 25.
         #expect(looks > 1 && looks <= 200 / budget, "the bucket moved in \(looks) looks")
-        let fired = LoopTimerStoreModelTests.fireAll(&store, from: now)
+        let fired = DeadlineStoreModelTests.fireAll(&store, from: now)
         #expect(fired.allSatisfy { $0.lateness >= 0 }, "a timer fired early")
         let expected = timers.sorted { $0.deadline < $1.deadline }
         #expect(fired.map { ObjectIdentifier($0.timer) } == expected.map(ObjectIdentifier.init))
@@ -77,7 +77,7 @@ struct LoopTimerStoreCascadeTests {
 
     @Test("A bucket whose first tick has come, or a look at or after it, moves the rest at once: nothing due is left behind")
     func theFirstTickMovesTheRest() {
-        var store = LoopTimerStore(cascadeBudget: 4)
+        var store = DeadlineStore(cascadeBudget: 4)
         let timers = Self.bucket(100, slot: 3, seed: 3)
         for timer in timers { store.insert(timer) }
         let start = 3 * Self.level1
@@ -92,7 +92,7 @@ struct LoopTimerStoreCascadeTests {
         #expect(finished)
         #expect(popped.map(ObjectIdentifier.init) == timers.sorted { $0.deadline < $1.deadline }.map(ObjectIdentifier.init))
         // Never begun: a look after the first tick moves the bucket whole, no chunk left for later.
-        var skipped = LoopTimerStore(cascadeBudget: 4)
+        var skipped = DeadlineStore(cascadeBudget: 4)
         let others = Self.bucket(100, slot: 5, seed: 5)
         for timer in others { skipped.insert(timer) }
         var all: [LoopTimer] = []
@@ -160,7 +160,7 @@ struct LoopTimerStoreCascadeTests {
     @Test("Moving the next bucket early while a cascade is under way finishes the cascade first: nothing it files is left a rotation late")
     func moveNextBucketFinishesTheCascade() {
         // The shared store itself (`moveSmallBuckets` never asks during a cascade; another caller may).
-        var store = WheeledHeap<LoopTimer>(tickShift: LoopTimerStore.tickShift, shrinksOnRemoval: false, cascadeBudget: 16)
+        var store = WheeledHeap<LoopTimer>(tickShift: DeadlineStore.tickShift, shrinksOnRemoval: false, cascadeBudget: 16)
         let later = (0..<3).map { LoopTimer(core: nil, deadline: 5 * Self.level1 + Int64($0), isWall: false, action: {}) }
         let timers = Self.bucket(200, slot: 2, seed: 23) + later
         var sequences: [ObjectIdentifier: UInt64] = [:]
@@ -201,7 +201,7 @@ struct LoopTimerStoreCascadeTests {
         let timers = (0..<2_000).map { _ in
             LoopTimer(core: nil, deadline: 3 * level2 + Int64(random.next() % UInt64(level2)), isWall: false, action: {})
         }
-        var store = LoopTimerStore(cascadeBudget: 16)
+        var store = DeadlineStore(cascadeBudget: 16)
         for timer in timers { store.insert(timer) }
         var clock: Int64 = 0
         var began: Int64?
@@ -221,7 +221,7 @@ struct LoopTimerStoreCascadeTests {
         let begun = began ?? .max
         #expect(begun <= 3 * level2 - 100 * Self.tick, "the move began \((3 * level2 - begun) / Self.tick) ticks ahead")
         #expect((ended ?? .max) < 3 * level2, "the bucket's first tick came with part of it still to move")
-        let fired = LoopTimerStoreModelTests.fireAll(&store, from: clock)
+        let fired = DeadlineStoreModelTests.fireAll(&store, from: clock)
         #expect(fired.count == 2_000 && fired.allSatisfy { $0.lateness >= 0 })
     }
 }

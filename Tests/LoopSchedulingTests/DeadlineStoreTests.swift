@@ -9,7 +9,7 @@ import Glibc
 
 /// The timer store without a loop: ordering, cancellation, waking, periodic re-arming and memory.
 @Suite("Loop timer store")
-struct LoopTimerStoreTests {
+struct DeadlineStoreTests {
     func timer(_ deadline: Int64, wall: Bool = false) -> LoopTimer {
         LoopTimer(core: nil, deadline: deadline, isWall: wall, action: {})
     }
@@ -19,7 +19,7 @@ struct LoopTimerStoreTests {
     }
 
     /// Pops everything due at `now` inserted before the pass.
-    func drain(_ store: inout LoopTimerStore, at now: Int64) -> [LoopTimer] {
+    func drain(_ store: inout DeadlineStore, at now: Int64) -> [LoopTimer] {
         let limit = store.nextSequence
         var popped: [LoopTimer] = []
         while let due = store.popDue(monotonicNow: now, limit: limit) { popped.append(due.timer) }
@@ -28,7 +28,7 @@ struct LoopTimerStoreTests {
 
     @Test("Timers pop in (deadline, scheduling order), only when due, with their lateness")
     func order() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let late = timer(300)
         let firstAt200 = timer(200)
         let secondAt200 = timer(200)
@@ -48,7 +48,7 @@ struct LoopTimerStoreTests {
 
     @Test("A timer inserted during a pass waits for the next one (no starvation by re-arming)")
     func passLimit() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.insert(timer(0))
         let limit = store.nextSequence
         do {
@@ -68,7 +68,7 @@ struct LoopTimerStoreTests {
 
     @Test("Removing frees the slot at once; removing twice or a fired timer does nothing")
     func removal() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let entries = (0..<100).map { timer(Int64($0)) }
         for entry in entries { store.insert(entry) }
         for entry in entries where entry.deadline % 2 == 0 {
@@ -90,14 +90,14 @@ struct LoopTimerStoreTests {
 
     @Test("A lone timer wakes the loop at its deadline; its leeway never postpones it")
     func leewayDoesNotPostpone() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.insert(periodic(1_000, interval: 10_000_000, leeway: 50_000_000))
         do {
             let value = store.nextWake(monotonicNow: 0, wallNow: 0) == .arm(in: 1_000)
             #expect(value)
         }
         // A saturated leeway still wakes at the deadline.
-        var saturated = LoopTimerStore()
+        var saturated = DeadlineStore()
         saturated.insert(periodic(1_000, interval: 10, leeway: .max))
         do {
             let value = saturated.nextWake(monotonicNow: 0, wallNow: 0) == .arm(in: 1_000)
@@ -109,14 +109,14 @@ struct LoopTimerStoreTests {
 
     @Test("Leeway coalesces with the next timer's deadline or the armed wake-up inside it, and with nothing else")
     func leewayCoalesces() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.insert(periodic(1_000, interval: 1_000_000, leeway: 500))
         store.insert(timer(1_300))  // within the allowance: one wake-up for both
         do {
             let value = store.nextWake(monotonicNow: 0, wallNow: 0) == .arm(in: 1_300)
             #expect(value)
         }
-        var apart = LoopTimerStore()
+        var apart = DeadlineStore()
         apart.insert(periodic(1_000, interval: 1_000_000, leeway: 500))
         apart.insert(timer(2_000))  // outside it: the first timer wakes on time
         do {
@@ -139,23 +139,23 @@ struct LoopTimerStoreTests {
 
     @Test("Due timers ask to run now; saturated deadlines arm nothing; wall timers are re-checked each second")
     func wakeKinds() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.insert(timer(100))
         do {
             let value = store.nextWake(monotonicNow: 100, wallNow: 0)
             #expect(value == .runNow)
         }
-        var never = LoopTimerStore()
+        var never = DeadlineStore()
         never.insert(timer(Nanoseconds.never))
         never.insert(timer(Nanoseconds.never, wall: true))
         do {
             let value = never.nextWake(monotonicNow: 0, wallNow: 0)
             #expect(value == .keep)
         }
-        var wall = LoopTimerStore()
+        var wall = DeadlineStore()
         wall.insert(timer(1_000_000 + 3_600_000_000_000, wall: true))  // an hour of wall time away
         do {
-            let value = wall.nextWake(monotonicNow: 5, wallNow: 1_000_000) == .arm(in: LoopTimerStore.wallRecheck)
+            let value = wall.nextWake(monotonicNow: 5, wallNow: 1_000_000) == .arm(in: DeadlineStore.wallRecheck)
             #expect(value)
         }
         wall.wallClockChanged()  // the clock was stepped forward by the hour
@@ -170,7 +170,7 @@ struct LoopTimerStoreTests {
 
     @Test("A periodic timer goes back at its next grid point and skips the points already past")
     func periodicRearm() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let ticker = periodic(100, interval: 10)
         store.insert(ticker)
         let first = store.popDue(monotonicNow: 100, limit: store.nextSequence)
@@ -188,9 +188,9 @@ struct LoopTimerStoreTests {
     func wallPeriodicMovesToMonotonic() {
         let ticker = periodic(1_000, interval: 100, wall: true)
         // Fired 250 ns after its date: grid points at +100 and +200 passed; it stands at +200.
-        LoopTimerStore.moveToMonotonicGrid(ticker, wallLateness: 250, monotonicNow: 10_000)
+        DeadlineStore.moveToMonotonicGrid(ticker, wallLateness: 250, monotonicNow: 10_000)
         #expect(!ticker.isWall && ticker.ticks.grid.origin == 9_950 && ticker.ticks.missed == 2)
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         store.reinsertAfterTick(ticker, monotonicNow: 10_000)
         #expect(ticker.deadline == 10_050)
         _ = store.removeAll()
@@ -198,7 +198,7 @@ struct LoopTimerStoreTests {
 
     @Test("Emptied heaps give memory back only when nothing is due soon")
     func memory() {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         let entries = (0..<50_000).map { _ in timer(Nanoseconds.never - 1) }
         for entry in entries { store.insert(entry) }
         let soon = timer(10)
@@ -214,10 +214,10 @@ struct LoopTimerStoreTests {
 
     @Test("Deadlines saturate: huge or negative delays never trap")
     func deadlines() {
-        #expect(LoopTimerStore.deadline(after: .seconds(Int64.max) * 2, now: 5) == Nanoseconds.never)
-        #expect(LoopTimerStore.deadline(after: Duration(secondsComponent: .max, attosecondsComponent: .max), now: 5) == .max)
-        #expect(LoopTimerStore.deadline(after: .seconds(-10), now: 5) == 5)
-        #expect(LoopTimerStore.deadline(after: .nanoseconds(1), now: .max - 1) == .max)
+        #expect(DeadlineStore.deadline(after: .seconds(Int64.max) * 2, now: 5) == Nanoseconds.never)
+        #expect(DeadlineStore.deadline(after: Duration(secondsComponent: .max, attosecondsComponent: .max), now: 5) == .max)
+        #expect(DeadlineStore.deadline(after: .seconds(-10), now: 5) == 5)
+        #expect(DeadlineStore.deadline(after: .nanoseconds(1), now: .max - 1) == .max)
     }
 
     @Test("Entries fit their allocator size classes: a task takes a 48-byte chunk, a one-shot timer a 64-byte one")

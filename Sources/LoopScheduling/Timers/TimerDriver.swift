@@ -1,6 +1,6 @@
 @_spi(SchedulerEngine) import Scheduling
 
-/// A loop's timers on its thread: the one way into and out of the ``LoopTimerStore``, the driver
+/// A loop's timers on its thread: the one way into and out of the ``DeadlineStore``, the driver
 /// armed before the loop blocks, and the firing of what is due. (The store holds the arithmetic and
 /// is tested without a loop; this part connects it to the loop.)
 ///
@@ -16,7 +16,7 @@
 ///    ``flushSoon()`` if it had waited).
 /// 2. **File.** ``file(_:_:)``, the only insertion: the store stamps its sequence number.
 /// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
-///    ``LoopTimerStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
+///    ``DeadlineStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
 ///    wake-up (its own take of the queue, ``fileDeferred(_:takenBy:)``) and publishes the promise.
 /// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``) claims it pending
 ///    (`ActionLifecycle.beginRearm`). On the loop thread ``rearm(_:_:to:)`` has the store move it:
@@ -29,10 +29,10 @@
 ///    more (a re-arm from another thread may have moved it later: it goes back with its
 ///    sequence), and run. A disposed timer leaves through ``remove(_:_:)``, at once on the loop
 ///    thread, or when the loop next takes its queue.
-final class LoopTimers {
+final class TimerDriver {
     /// The store and what the filing of deferred items needs, confined together.
     struct State: ~Copyable {
-        var store = LoopTimerStore()
+        var store = DeadlineStore()
         /// The buffer a take of deferred items swaps with the remote queue's (timers and
         /// cancellations left without a wake-up), kept so steady filing does not allocate.
         var deferred: [LoopItem] = []
@@ -139,7 +139,7 @@ final class LoopTimers {
             case .arm(let nanoseconds): core.handles.arm(in: nanoseconds)
             }
             // With `flushBy`, the arming is at or before it (`nextWake`).
-            let promise = RemoteQueue.LoopPromise(
+            let promise = LoopPromise(
                 armedDeadline: state.value.store.armedDeadline ?? .max,
                 isFlushing: flushBy != nil
             )
@@ -163,11 +163,11 @@ final class LoopTimers {
             core.recycler.noteRound(items.count)
             for item in items {
                 switch item {
-                case .work(let entry) where entry.isTimer: file(core, unsafeDowncast(entry, to: LoopTimer.self))
+                case .timer(let timer): file(core, timer)
                 case .cancelled(let timer): remove(core, timer)
                 case .rearmed(let timer): reposition(core, timer)
-                case .work, .taskJob, .actorJob:
-                    preconditionFailure("LoopTimers.fileDeferred: a task or job was queued without waking the loop")
+                case .task, .taskJob, .actorJob:
+                    preconditionFailure("TimerDriver.fileDeferred: a task or job was queued without waking the loop")
                 }
             }
             // A take may hand over the remote queue's big buffer from a burst: not kept.
@@ -244,7 +244,7 @@ final class LoopTimers {
             return true
         }
         if let wallLateness {
-            LoopTimerStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: core.monotonicNow())
+            DeadlineStore.moveToMonotonicGrid(periodic, wallLateness: wallLateness, monotonicNow: core.monotonicNow())
         }
         core.reporter.timerFired(lateness: lateness)
         periodic.tick?(periodic.ticks.missed)
@@ -270,7 +270,7 @@ final class LoopTimers {
     }
 
     /// Shrinks the store if nothing is due soon; returns whether the loop is quiet (see
-    /// ``LoopTimerStore/giveBackMemory(monotonicNow:wallNow:)``), and then gives back a deferred
+    /// ``DeadlineStore/giveBackMemory(monotonicNow:wallNow:)``), and then gives back a deferred
     /// buffer far beyond the iteration's demand (see ``LoopEntryRecycler/keep``).
     func giveBackMemory(_ core: LoopCore, now: Int64) -> Bool {
         guard state.value.store.giveBackMemory(monotonicNow: now, wallNow: core.wallNow()) else { return false }
