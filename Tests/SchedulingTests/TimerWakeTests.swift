@@ -135,8 +135,7 @@ struct TimerWakeTests {
                 return Timer(deadline, leeway: leeway)
             }
             for (sequence, timer) in timers.enumerated() { store.insert(timer, sequence: UInt64(sequence)) }
-            store.advance(monotonicNow: now)
-            store.moveSmallBuckets(monotonicNow: now)
+            store.advance(monotonicNow: now, beforeSleeping: true)
             let finite = timers.filter { $0.deadline != .max }
             guard let wake = store.wake else {
                 #expect(finite.isEmpty, "a finite deadline and no wake-up: \(describe(timers))")

@@ -132,8 +132,8 @@ struct WheeledHeapModelTests {
         mutating func advanceAndFire() {
             let step = Int64(number(below: 1 << number(below: UInt64(min(62, tickShift + 14)))))
             now = Nanoseconds.adding(now, step)
-            if number(below: 3) == 0 { store.moveSmallBuckets(monotonicNow: now) }
-            store.advance(monotonicNow: now, continuesCascade: number(below: 2) == 0)
+            let continuesCascade = number(below: 2) == 0
+            store.advance(monotonicNow: now, continuesCascade: continuesCascade, beforeSleeping: number(below: 3) == 0)
             var previous: (Int64, UInt64)?
             while let key = store.heap.firstKey, key.deadline <= now {
                 let timer = store.heap.removeFirst()!

@@ -125,8 +125,7 @@ struct DeadlineStore: ~Copyable {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
-        monotonic.advance(monotonicNow: monotonicNow)
-        monotonic.moveSmallBuckets(monotonicNow: monotonicNow)
+        monotonic.advance(monotonicNow: monotonicNow, beforeSleeping: true)
         var wake = monotonic.wake ?? TimerWake(at: Nanoseconds.never)
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
             let remaining = min(Nanoseconds.subtracting(first.deadline, wallNow()), Self.wallRecheck)

@@ -156,8 +156,7 @@ package final class DispatchTimerQueue: Sendable {
             // The wheel would set the wake-up: hand it what is due soon first, so a lone timer
             // wakes the source once, at its deadline, not a tick early as well.
             let now = Nanoseconds.monotonicNow()
-            state.monotonic.advance(monotonicNow: now)
-            state.monotonic.moveSmallBuckets(monotonicNow: now)
+            state.monotonic.advance(monotonicNow: now, beforeSleeping: true)
         }
         if let wake = state.monotonic.wake, !wake.isServed(byArmed: state.armedMonotonic) {
             state.armedMonotonic = wake.target

@@ -13,9 +13,10 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline package var heap: IndexedHeap<Entry>
     @usableFromInline package var wheel: TimerWheel<Entry>
 
-    /// A bucket this small, starting within 64 ticks, moves into the heap in
-    /// ``moveSmallBuckets(monotonicNow:)`` rather than costing a wake-up one tick early: a lone or
-    /// periodic timer wakes its scheduler once, at its deadline.
+    /// A bucket this small, starting within 64 ticks, moves into the heap when the scheduler is
+    /// about to sleep (``advance(monotonicNow:continuesCascade:beforeSleeping:)``) rather than
+    /// costing a wake-up one tick early: a lone or periodic timer wakes its scheduler once, at
+    /// its deadline.
     @inlinable package static var smallBucket: Int { 64 }
 
     /// log2 of the wheel's level-0 slot width: 2^20 ns, about 1 ms (tokio's), which makes six
@@ -53,26 +54,31 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
         return true
     }
 
-    /// Hands the wheel's buckets that start within the horizon to the heap; on an empty wheel,
-    /// moves its clock along (cheap). With a cascade budget, a big bucket above level 0 moves down
-    /// that many slots per call that `continuesCascade`, before any of its timers can be due
-    /// (see `TimerWheel.Cascade`).
+    /// The one way the store's buckets move: hands the wheel's buckets that start within the
+    /// horizon to the heap; on an empty wheel, moves its clock along (cheap). With a cascade
+    /// budget, a big bucket above level 0 moves down that many slots per call that
+    /// `continuesCascade`, before any of its timers can be due (see `TimerWheel.Cascade`).
+    ///
+    /// `beforeSleeping`: the caller is about to arm its wake-up for ``wake`` and wait. Small
+    /// buckets due soon, whose move would be the next wake-up, move now too (see ``smallBucket``),
+    /// so that a lone or periodic timer wakes its scheduler once, at its deadline.
     @inlinable @inline(__always)
-    package mutating func advance(monotonicNow: Int64, continuesCascade: Bool = true) {
+    package mutating func advance(monotonicNow: Int64, continuesCascade: Bool = true, beforeSleeping: Bool = false) {
         if monotonicNow >= wheel.nextAdvance || wheel.isEmpty {
             wheel.advance(now: monotonicNow, into: &heap, continuesCascade: continuesCascade)
         }
+        if beforeSleeping { moveSmallBuckets(monotonicNow: monotonicNow) }
     }
 
     /// The earliest time the wheel needs ``advance(monotonicNow:continuesCascade:)``: a wake-up at
     /// or before it serves. `Int64.max` when the wheel is empty.
     @inlinable package var nextAdvance: Int64 { wheel.nextAdvance }
 
-    /// Before sleeping: small buckets due soon, whose move would be the next wake-up, move now
-    /// (see ``smallBucket``). These moves take `elapsed` at most 64 ticks ahead, so timers due
-    /// later keep going to the wheel (a big bucket's early move may take it further: see
-    /// `TimerWheel.cascadeLead(of:)`).
-    @inlinable package mutating func moveSmallBuckets(monotonicNow: Int64) {
+    /// ``advance(monotonicNow:continuesCascade:beforeSleeping:)``'s early moves: small buckets
+    /// due soon move now (see ``smallBucket``). These moves take `elapsed` at most 64 ticks ahead,
+    /// so timers due later keep going to the wheel (a big bucket's early move may take it
+    /// further: see `TimerWheel.cascadeLead(of:)`).
+    @inlinable mutating func moveSmallBuckets(monotonicNow: Int64) {
         let (ahead, overflow) = monotonicNow.addingReportingOverflow(Int64(64) << wheel.tickShift)
         let soon = (overflow ? Int64.max : ahead) >> wheel.tickShift
         while let next = wheel.nextBucket, next.start <= soon, next.count <= Self.smallBucket,
