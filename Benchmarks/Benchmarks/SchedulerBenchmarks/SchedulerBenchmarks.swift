@@ -64,6 +64,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     registerAsyncBenchmarks()
     registerChurnBenchmarks()
+    registerRearmBenchmarks()
 }
 
 private func taskBenchmarks(_ kind: SystemKind) {
