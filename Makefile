@@ -8,6 +8,8 @@
 #   make examples  every ```swift block of README.md and the DocC articles compiled from a package
 #                 outside this one, the program blocks run (scripts/check-examples.sh)
 #   make docs     the DocC documentation of every public module, warnings as errors
+#   make test-experimental  the trait ExperimentalExecutors (Task.sleep served by the schedulers)
+#                 built with warnings as errors in .build-experimental/, and its suites run
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
@@ -18,7 +20,8 @@ SWIFT ?= swift
 export SWIFT_DETERMINISTIC_HASHING := 1
 # Every integration trait and the command-line tool's (see Package.swift): the repository's own
 # builds use all of them, always the same set, so the builds share one plan.
-TRAITS := --traits OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
+TRAIT_NAMES := OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool
+TRAITS := --traits $(TRAIT_NAMES)
 STRICT := -Xswiftc -warnings-as-errors $(TRAITS)
 # Suites that exercise threads: run again under the sanitizers.
 CONCURRENCY_SUITES := Races|DriveScopeTests|DriveTests|SchedulingTracingTests|Conformance|LoopSchedulingTests|DisposableTests|TestSchedulerTests|SchedulingCombineTests.LoopOperatorTests|SchedulingServiceLifecycleTests|LoopSchedulingMetricsTests
@@ -37,10 +40,13 @@ SANITIZER_SKIP := $(EXIT_SUITES)|DeadlineStoreModelTests
 # worker busy (a QueueScheduler action that blocks by design) takes the global queue's width from
 # the cooperative pool for long enough to stall every other test of the process.
 SANITIZER_FLAGS := --no-parallel
+# The experimental trait's suites (Swift's unsettled executor SPIs): built with the usual traits plus
+# ExperimentalExecutors, in a build directory of their own so the usual build is not rebuilt.
+EXPERIMENTAL_SUITES := LoopSleepExecutorTests|SleepWakeJobTests
 # Each test step keeps its log and, when it fails, prints its failures again as its last lines.
 STEP := ./scripts/test-step.sh
 
-.PHONY: all deps build test test-unit test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
+.PHONY: all deps build test test-unit test-experimental test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
 
 all: build
 
@@ -50,11 +56,15 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: check-resolution examples test-unit crosscheck docs test-tsan test-asan
+test: check-resolution examples test-unit test-experimental crosscheck docs test-tsan test-asan
 
 test-unit: deps
 	$(STEP) unit $(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
 	$(STEP) exit $(SWIFT) test $(STRICT) --filter '$(EXIT_SUITES)'
+
+test-experimental: deps
+	$(STEP) experimental $(SWIFT) test -Xswiftc -warnings-as-errors --traits ExperimentalExecutors,$(TRAIT_NAMES) \
+		--scratch-path .build-experimental --filter '$(EXPERIMENTAL_SUITES)'
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
 # prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
@@ -93,4 +103,4 @@ example: deps
 	SWIFT=$(SWIFT) ./scripts/example.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-docs .build-examples Examples/TimeoutServer/.build
+	rm -rf .build .build-tsan .build-asan .build-experimental .build-docs .build-examples Examples/TimeoutServer/.build

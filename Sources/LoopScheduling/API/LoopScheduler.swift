@@ -288,7 +288,11 @@ public final class LoopScheduler: DateScheduler {
     /// ``schedule(_:)`` before shutdown began still run; every timer, due or not, is disposed and
     /// never runs (a task awaiting one of this scheduler's sleeps, clocks or timeouts throws
     /// `SchedulerShutdownError`: see the Concurrency article of module `Scheduling`); work scheduled
-    /// after shutdown began is refused (an already-disposed disposable). On a thread that runs no
+    /// after shutdown began is refused (an already-disposed disposable). With the
+    /// `ExperimentalExecutors` trait, one named exception: the wake-up of a plain `Task.sleep` in a
+    /// task that prefers the loop can be neither dropped nor run early, so a pending one, or one
+    /// arriving after shutdown began, is handed to Dispatch with its deadline and wakes its sleeper
+    /// then (<doc:ExperimentalExecutors>). On a thread that runs no
     /// loop it returns once no action will run again, every closure is released, every handle is
     /// closed, an owned loop's `uv_loop_close` returned 0 and its thread has exited.
     ///
@@ -312,7 +316,10 @@ public final class LoopScheduler: DateScheduler {
     ///
     /// It does what ``syncShutdown()`` does: tasks accepted before shutdown began still run; every
     /// timer is disposed and never runs (a task awaiting one of this scheduler's sleeps, clocks or
-    /// timeouts throws `SchedulerShutdownError`); work scheduled after it began is refused. It
+    /// timeouts throws `SchedulerShutdownError`); work scheduled after it began is refused. With the
+    /// `ExperimentalExecutors` trait, the one exception is the wake-up of a plain `Task.sleep` in a
+    /// task that prefers the loop: never dropped nor run early, it wakes its sleeper at its deadline
+    /// from Dispatch (<doc:ExperimentalExecutors>). It
     /// returns once no action will run again, every closure is released and the loop is closed.
     ///
     /// Called on this loop's own thread (a job or an action of it) it begins the shutdown and

@@ -18,7 +18,9 @@ public struct LoopStatistics: Sendable, Equatable {
     /// its queue. A timer scheduled or disposed on another thread is counted or uncounted when the
     /// loop next looks: at once when it needs the loop awake (it is due before the loop's armed
     /// wake-up), otherwise within 10 ms; always after a round trip through the loop (a task
-    /// scheduled from that thread has run).
+    /// scheduled from that thread has run). With the `ExperimentalExecutors` trait, the wake-ups of
+    /// plain `Task.sleep`s in tasks that prefer the loop count here too, a cancelled sleep's until
+    /// its deadline (the loop is never told of the cancellation).
     public var timersPending: Int
     /// Actions dropped because they were disposed before they ran (shutdown's disposals included).
     public var disposedBeforeRun: Int

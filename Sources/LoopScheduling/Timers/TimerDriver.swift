@@ -260,7 +260,8 @@ final class TimerDriver {
     // MARK: Shutdown and memory
 
     /// Shutdown: every pending timer is disposed and never runs; whoever awaits a handler timer
-    /// hears that the scheduler cancelled it.
+    /// hears that the scheduler cancelled it. (With the `ExperimentalExecutors` trait, a wake job's
+    /// entry hears it too, and hands its job to Dispatch with its deadline: `WakeJobLoopTimer`.)
     func disposeAll(_ core: LoopCore) {
         for timer in state.value.store.removeAll() where ActionLifecycle.dispose(timer.state) == .wasPending {
             timer.cancelledByScheduler()
