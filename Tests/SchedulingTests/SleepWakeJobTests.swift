@@ -60,12 +60,18 @@ struct SleepWakeJobTests {
     @Test("Task.sleep in a task preferring a QueueScheduler is one of its timers, never early")
     func queueTaskSleep() async throws {
         let scheduler = QueueScheduler(name: "sleep-queue")
+        let (filed, continuation) = AsyncStream<Int>.makeStream()
         let sleeper = Task(executorPreference: scheduler) {
+            // Runs on the serial queue after this job suspended in its sleep: the count is exact.
+            scheduler.schedule {
+                continuation.yield(scheduler.timers.pendingCount)
+                continuation.finish()
+            }
             let start = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(300))
             return start.duration(to: .now)
         }
-        #expect(await eventually { scheduler.timers.pendingCount == 1 })
+        #expect(await filed.first { _ in true } == 1)
         #expect(try await sleeper.value >= .milliseconds(300))
         #expect(scheduler.timers.pendingCount == 0)
     }
