@@ -33,7 +33,12 @@ extension LoopScheduler: SchedulingExecutor {
     /// Files the wake-up of a sleep until `instant` of `clock` as one of the loop's timers, with
     /// `tolerance` as its leeway. A clock whose `Duration` is not `Swift.Duration` stops the
     /// program with a message naming it.
-    public func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    public func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        at instant: C.Instant,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
         let core = self.core
         let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
         core.enqueueWake(UnownedJob(job), deadline: core.wakeDeadline(at: instant, clock: clock), leeway: leeway)
@@ -41,7 +46,12 @@ extension LoopScheduler: SchedulingExecutor {
 
     /// Files the wake-up of a sleep of `delay` of `clock`, counted from now on the loop's
     /// monotonic clock, as one of the loop's timers.
-    public func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+    public func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        after delay: C.Duration,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
         let core = self.core
         let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
         let delay = max(0, SleepWakeJob.nanoseconds(delay, clock: clock))

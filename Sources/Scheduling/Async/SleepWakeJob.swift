@@ -121,7 +121,12 @@ extension ConcurrentQueueScheduler: Executor {}
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension TestScheduler: SchedulingExecutor {
     /// Files the wake-up of a `Task.sleep` until `instant` of `clock` as a timer on virtual time.
-    public func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    public func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        at instant: C.Instant,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
         enqueueSleepWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
     }
 }
@@ -132,7 +137,12 @@ extension TestScheduler: SchedulingExecutor {
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension QueueScheduler: SchedulingExecutor {
     /// Files the wake-up of a `Task.sleep` until `instant` of `clock` as one of the queue's timers.
-    public func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    public func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        at instant: C.Instant,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
         enqueueSleepWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
     }
 }
@@ -142,7 +152,12 @@ extension QueueScheduler: SchedulingExecutor {
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension ConcurrentQueueScheduler: SchedulingExecutor {
     /// Files the wake-up of a `Task.sleep` until `instant` of `clock` as one of the queue's timers.
-    public func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    public func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        at instant: C.Instant,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
         enqueueSleepWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
     }
 }
