@@ -57,6 +57,47 @@ struct LoopRecyclingTests {
         }
     }
 
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    struct CountingHandler: SchedulerTimerHandler {
+        let fired: Counter
+        func timerFired() { fired.value.add(1, ordering: .relaxed) }
+    }
+
+    final class Tracked: Sendable {}
+
+    @Test("A fired handler timer the caller dropped is never reused as a closure timer (its leeway and its release would come along)")
+    func handlerTimersAreNotReused() async throws {
+        let loop = try LoopScheduler(name: "reuse-handler")
+        await shuttingDown(loop) {
+            let fired = Counter()
+            await onLoop(loop) {
+                for _ in 0..<5 {
+                    _ = loop.schedule(.after(.zero), leeway: .seconds(3_600), handler: CountingHandler(fired: fired))
+                }
+            }
+            #expect(await eventually { fired.value.load(ordering: .relaxed) == 5 })
+            _ = await onLoop(loop) { 0 }
+            let spareTimers = await onLoop(loop) { loop.core.recycler.spareCounts.timers }
+            #expect(spareTimers == 0, "a fired handler timer was kept for reuse as a closure timer")
+            // A closure timer scheduled now releases its closure when disposed (rule 1).
+            let released = await onLoop(loop) { () -> Bool in
+                weak var tracked: Tracked?
+                let timer: any Disposable
+                do {
+                    let object = Tracked()
+                    tracked = object
+                    timer = loop.schedule(after: .seconds(3_600)) { _ = object }
+                }
+                timer.dispose()
+                return tracked == nil
+            }
+            #expect(released, "a disposed closure timer kept its closure")
+        }
+    }
+
     /// The loop's retained memory, read on the loop thread from a timer that fires at once: timers
     /// fire after the round's queues are back in place, so every buffer is visible.
     struct Retained: Sendable, Equatable {

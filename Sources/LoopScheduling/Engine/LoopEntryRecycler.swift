@@ -67,10 +67,14 @@ final class LoopEntryRecycler {
         if items.capacity > 65_536 { items = [] }
     }
 
-    /// Keeps a fired one-shot timer that only the loop still holds.
+    /// Keeps a fired one-shot closure timer that only the loop still holds. Only a plain
+    /// `LoopTimer`: a subclass (a handler timer, a periodic one, a wake job) reused as a closure
+    /// timer would keep its own leeway and its own `releaseAction`, which leaves the closure in place.
     @inline(__always)
     func recycle(_ timer: inout LoopTimer) {
-        guard !timer.isPeriodic, state.value.timers.count < Self.limit, Self.isOnlyReference(&timer) else { return }
+        guard ObjectIdentifier(type(of: timer)) == ObjectIdentifier(LoopTimer.self),
+            state.value.timers.count < Self.limit, Self.isOnlyReference(&timer)
+        else { return }
         timer.state.store(ActionLifecycle.pending, ordering: .relaxed)
         state.value.timers.append(timer)
     }

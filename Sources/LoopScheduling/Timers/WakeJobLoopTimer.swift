@@ -16,8 +16,7 @@ import Scheduling
 /// because it shut down, ``cancelledByScheduler()`` hands the job to Dispatch with its deadline
 /// (`SleepWakeJob.runOnDispatch`). Nobody else disposes it: the entry is never handed out.
 ///
-/// Once fired, the entry may be recycled as a plain closure timer (``LoopEntryRecycler``): with its
-/// job gone it has no leeway and nothing to hand over, as a plain timer.
+/// Once fired it is not recycled (``LoopEntryRecycler`` reuses plain closure timers only).
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 // Safe as LoopTimer: `job`, like `action`, belongs to whoever wins the entry out of `pending`.
 final class WakeJobLoopTimer: LoopTimer, @unchecked Sendable {
