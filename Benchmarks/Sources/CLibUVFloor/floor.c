@@ -622,15 +622,21 @@ static void churn_work(void *arg) {
     countdown_tick(&w->c);
 }
 
-double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_timer) {
+// Runs one churn-shaped workload (the steady state of n timers, then ops operations) on a loop
+// of its own; returns ns per operation.
+static double run_churn_shaped(void (*work)(void *), int n, int ops, int random_order, double *bytes_per_timer) {
     malloc_trim(0);
     churn_t w = {.l = floor_start(), .n = n, .ops = ops, .random_order = random_order};
     countdown_init(&w.c, 1);
-    floor_submit(w.l, churn_work, &w);
+    floor_submit(w.l, work, &w);
     countdown_wait(&w.c);
     floor_stop(w.l);
     *bytes_per_timer = w.bytes_per_timer;
     return w.per_op;
+}
+
+double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_timer) {
+    return run_churn_shaped(churn_work, n, ops, random_order, bytes_per_timer);
 }
 
 // rearm-inplace: the churn's steady state, but each operation pushes one timeout (the oldest, or a
@@ -653,14 +659,7 @@ static void rearm_work(void *arg) {
 }
 
 double floor_rearm_inplace(int n, int ops, int random_order, double *bytes_per_timer) {
-    malloc_trim(0);
-    churn_t w = {.l = floor_start(), .n = n, .ops = ops, .random_order = random_order};
-    countdown_init(&w.c, 1);
-    floor_submit(w.l, rearm_work, &w);
-    countdown_wait(&w.c);
-    floor_stop(w.l);
-    *bytes_per_timer = w.bytes_per_timer;
-    return w.per_op;
+    return run_churn_shaped(rearm_work, n, ops, random_order, bytes_per_timer);
 }
 
 // rearm-uvtimer: the same with libuv's own timers: n uv_timer_t handles started 30 s out on a loop

@@ -121,16 +121,7 @@ package enum ActionLifecycle {
     /// it later: it is filed again). False if the timer is not pending (disposed).
     @inline(__always)
     package static func beginClaim(_ state: borrowing Atomic<UInt8>) -> Bool {
-        while true {
-            let (exchanged, original) = state.compareExchange(
-                expected: pending,
-                desired: claiming,
-                ordering: .acquiringAndReleasing
-            )
-            if exchanged { return true }
-            // Only the loop claims: the one transient state it can meet is a re-arm's.
-            guard original == rearming, waitWhileTransient(state) == pending else { return false }
-        }
+        enterTransient(state, claiming)
     }
 
     /// `claiming → finished`: the caller owns the closure and runs it once.
@@ -149,22 +140,30 @@ package enum ActionLifecycle {
     /// call ``endRearm(_:)``. False if the timer is not pending (disposed, running or done).
     @inline(__always)
     package static func beginRearm(_ state: borrowing Atomic<UInt8>) -> Bool {
-        while true {
-            let (exchanged, original) = state.compareExchange(
-                expected: pending,
-                desired: rearming,
-                ordering: .acquiringAndReleasing
-            )
-            if exchanged { return true }
-            guard original == claiming || original == rearming else { return false }
-            guard waitWhileTransient(state) == pending else { return false }
-        }
+        enterTransient(state, rearming)
     }
 
     /// `rearming → pending`: the new deadline is published.
     @inline(__always)
     package static func endRearm(_ state: borrowing Atomic<UInt8>) {
         state.store(pending, ordering: .releasing)
+    }
+
+    /// `pending → transient` (`claiming` or `rearming`), waiting out another thread's transient
+    /// state first; false once the state is anything else (disposed, running, done).
+    @inline(__always)
+    static func enterTransient(_ state: borrowing Atomic<UInt8>, _ transient: UInt8) -> Bool {
+        while true {
+            let (exchanged, original) = state.compareExchange(
+                expected: pending,
+                desired: transient,
+                ordering: .acquiringAndReleasing
+            )
+            if exchanged { return true }
+            guard original == claiming || original == rearming, waitWhileTransient(state) == pending else {
+                return false
+            }
+        }
     }
 
     /// Waits until the state is neither `claiming` nor `rearming` (held for a few instructions by
