@@ -9,7 +9,8 @@
 #                 outside this one, the program blocks run (scripts/check-examples.sh)
 #   make docs     the DocC documentation of every public module, warnings as errors
 #   make test-experimental  the trait ExperimentalExecutors (Task.sleep served by the schedulers)
-#                 built with warnings as errors in .build-experimental/, and its suites run
+#                 built with warnings as errors in .build-experimental/, and its suites run; then
+#                 Examples/LoopFactory, a program on LoopExecutorFactory, built and run (exits 0)
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
@@ -42,7 +43,7 @@ SANITIZER_SKIP := $(EXIT_SUITES)|DeadlineStoreModelTests
 SANITIZER_FLAGS := --no-parallel
 # The experimental trait's suites (Swift's unsettled executor SPIs): built with the usual traits plus
 # ExperimentalExecutors, in a build directory of their own so the usual build is not rebuilt.
-EXPERIMENTAL_SUITES := LoopSleepExecutorTests|SleepWakeJobTests
+EXPERIMENTAL_SUITES := LoopSleepExecutorTests|SleepWakeJobTests|LoopExecutorFactoryTests
 # Each test step keeps its log and, when it fails, prints its failures again as its last lines.
 STEP := ./scripts/test-step.sh
 
@@ -65,6 +66,7 @@ test-unit: deps
 test-experimental: deps
 	$(STEP) experimental $(SWIFT) test -Xswiftc -warnings-as-errors --traits ExperimentalExecutors,$(TRAIT_NAMES) \
 		--scratch-path .build-experimental --filter '$(EXPERIMENTAL_SUITES)'
+	$(STEP) factory-demo sh -c 'cd Examples/LoopFactory && $(SWIFT) build -Xswiftc -warnings-as-errors && ./.build/debug/LoopFactoryDemo'
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
 # prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
@@ -103,4 +105,4 @@ example: deps
 	SWIFT=$(SWIFT) ./scripts/example.sh
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-experimental .build-docs .build-examples Examples/TimeoutServer/.build
+	rm -rf .build .build-tsan .build-asan .build-experimental .build-docs .build-examples Examples/TimeoutServer/.build Examples/TimeoutServer/.build-loops Examples/LoopFactory/.build

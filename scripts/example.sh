@@ -17,12 +17,17 @@
 #
 # Environment: SWIFT (swift), EXAMPLE_MODES ("loop taskgroup"), EXAMPLE_DURATION (10s),
 # EXAMPLE_CONNECTIONS (64), EXAMPLE_THREADS (2), EXAMPLE_SLOW_REQUESTS (20), EXAMPLE_PORT (0: any
-# free port).
+# free port), EXAMPLE_EXECUTORS (default: Swift's own executors; `loops`: the server built on
+# LoopExecutorFactory, trait ExperimentalExecutors, in a build directory of its own).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 package="$root/Examples/TimeoutServer"
 scratch="$package/.build"
+if [ "${EXAMPLE_EXECUTORS:-default}" = "loops" ]; then
+    export TIMEOUTSERVER_EXECUTORS=loops
+    scratch="$package/.build-loops"
+fi
 swift="${SWIFT:-swift}"
 modes="${EXAMPLE_MODES:-loop taskgroup}"
 duration="${EXAMPLE_DURATION:-10s}"

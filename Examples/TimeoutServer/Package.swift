@@ -4,11 +4,21 @@
 // Its own package, so the core package's build never compiles Hummingbird and SwiftNIO.
 import PackageDescription
 
+// TIMEOUTSERVER_EXECUTORS=loops builds the server on LoopExecutorFactory (trait ExperimentalExecutors
+// of swift-schedulers): every task and Task.sleep of the program on loops. Swift 6.3 reads the
+// server's `DefaultExecutorFactory` only with -disable-availability-checking.
+let onLoops = Context.environment["TIMEOUTSERVER_EXECUTORS"] == "loops"
+
 let package = Package(
     name: "TimeoutServer",
     dependencies: [
         // The integrations the server uses are package traits of swift-schedulers.
-        .package(name: "swift-schedulers", path: "../..", traits: ["ServiceLifecycle", "Metrics", "Tracing"]),
+        .package(
+            name: "swift-schedulers",
+            path: "../..",
+            traits: onLoops
+                ? ["ServiceLifecycle", "Metrics", "Tracing", "ExperimentalExecutors"] : ["ServiceLifecycle", "Metrics", "Tracing"]
+        ),
         // No default traits: the example needs neither swift-configuration nor full Foundation.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -42,7 +52,7 @@ let package = Package(
             swiftSettings: [
                 .swiftLanguageMode(.v6),
                 .enableUpcomingFeature("ExistentialAny"),
-            ]
+            ] + (onLoops ? [.define("LOOP_EXECUTOR_FACTORY"), .unsafeFlags(["-Xfrontend", "-disable-availability-checking"])] : [])
         )
     ]
 )

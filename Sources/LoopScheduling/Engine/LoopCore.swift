@@ -61,8 +61,8 @@ final class LoopCore: @unchecked Sendable {
     /// The executor of actors pinned to the loop, owned here so it lives as long as anything that
     /// can run its jobs (the loop and the fallback queue both hold the core).
     let actorExecutor = ActorExecutor()
-    /// The same, as the unowned reference an actor job runs on. Set once in `init`, before the
-    /// core is shared with any other thread.
+    /// The same, as the unowned reference an actor job runs on. Set in `init`, before the core is
+    /// shared with any other thread (or replaced then: ``adoptIdentities(actor:task:)``).
     private(set) var unownedActorExecutor: UnownedSerialExecutor!
     /// The public object as the current-scheduler slot holds it during a batch: weakly, so a user
     /// thread dropping its last reference mid-batch is the one that runs `deinit` and waits, and
@@ -127,6 +127,15 @@ final class LoopCore: @unchecked Sendable {
             }
         }
         remote.lifecycle.started()
+    }
+
+    /// Runs the loop's jobs as another executor's: actor jobs isolated to `actor` (the main
+    /// executor of `LoopExecutorFactory`, whose identity is the main actor's), task jobs with
+    /// `task` as their task executor (its default executor). Called once, right after `init`,
+    /// before the loop is shared with any other thread or has run a job.
+    func adoptIdentities(actor: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
+        if let actor { unownedActorExecutor = actor }
+        if let task { taskExecutor = task }
     }
 
     /// The lifecycle, which the remote queue owns (its transitions race with submissions).

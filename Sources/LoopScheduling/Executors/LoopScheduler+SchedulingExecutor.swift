@@ -39,9 +39,7 @@ extension LoopScheduler: SchedulingExecutor {
         tolerance: C.Duration?,
         clock: C
     ) {
-        let core = self.core
-        let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
-        core.enqueueWake(UnownedJob(job), deadline: core.wakeDeadline(at: instant, clock: clock), leeway: leeway)
+        core.enqueueWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
     }
 
     /// Files the wake-up of a sleep of `delay` of `clock`, counted from now on the loop's
@@ -52,10 +50,7 @@ extension LoopScheduler: SchedulingExecutor {
         tolerance: C.Duration?,
         clock: C
     ) {
-        let core = self.core
-        let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
-        let delay = max(0, SleepWakeJob.nanoseconds(delay, clock: clock))
-        core.enqueueWake(UnownedJob(job), deadline: Nanoseconds.adding(core.monotonicNow(), delay), leeway: leeway)
+        core.enqueueWake(UnownedJob(job), after: delay, tolerance: tolerance, clock: clock)
     }
 }
 #endif

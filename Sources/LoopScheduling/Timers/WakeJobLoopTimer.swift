@@ -50,6 +50,21 @@ extension LoopCore {
         _ = scheduleTimer(WakeJobLoopTimer(core: self, deadline: deadline, leeway: leeway, job: job))
     }
 
+    /// Files the wake job of a sleep until `instant` of `clock` (`SchedulingExecutor`'s
+    /// `enqueue(_:at:tolerance:clock:)`), with `tolerance` as its leeway.
+    func enqueueWake<C: Clock>(_ job: UnownedJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
+        enqueueWake(job, deadline: wakeDeadline(at: instant, clock: clock), leeway: leeway)
+    }
+
+    /// Files the wake job of a sleep of `delay` of `clock`, counted from now on the loop's
+    /// monotonic clock (`SchedulingExecutor`'s `enqueue(_:after:tolerance:clock:)`).
+    func enqueueWake<C: Clock>(_ job: UnownedJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
+        let delay = max(0, SleepWakeJob.nanoseconds(delay, clock: clock))
+        enqueueWake(job, deadline: Nanoseconds.adding(monotonicNow(), delay), leeway: leeway)
+    }
+
     /// The deadline of a sleep until `instant` of `clock`, on the loop's monotonic clock.
     /// `SuspendingClock` is `CLOCK_MONOTONIC` on Linux, the loop's own clock: its instant is the
     /// deadline as it is. Any other clock (`ContinuousClock`, `CLOCK_BOOTTIME`, included) counts

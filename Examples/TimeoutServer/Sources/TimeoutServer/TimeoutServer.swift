@@ -48,11 +48,23 @@ struct TimeoutServer: AsyncParsableCommand {
         }
     }
 
+    #if LOOP_EXECUTOR_FACTORY
+    // Built with TIMEOUTSERVER_EXECUTORS=loops (see Package.swift): every task and Task.sleep of the
+    // program, Hummingbird's included, runs on loops (trait ExperimentalExecutors).
+    typealias DefaultExecutorFactory = LoopExecutorFactory
+    #endif
+
     func run() async throws {
         // Every line written in a request's ServiceContext carries its trace id.
         var logger = Logger(label: "TimeoutServer", metadataProvider: .traceID)
         logger.logLevel = logLevel
         logger[metadataKey: "timeouts"] = "\(timeouts.rawValue)"
+        #if LOOP_EXECUTOR_FACTORY
+        guard LoopExecutorFactory.isInEffect else {
+            throw ValidationError("LoopExecutorFactory is not in effect: build with -Xfrontend -disable-availability-checking")
+        }
+        logger.notice("executors: LoopExecutorFactory, \(LoopExecutorFactory.defaultLoops.count) default loops")
+        #endif
 
         // Metrics first: LoopMetrics() and the routes' counters read MetricsSystem.factory.
         let registry = PrometheusCollectorRegistry()

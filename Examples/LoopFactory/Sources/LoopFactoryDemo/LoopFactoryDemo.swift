@@ -1,0 +1,69 @@
+// Runs plain Swift concurrency on LoopExecutorFactory's loops and checks where each piece ran:
+// exits 0 when every check holds, 1 (naming the failed checks) otherwise.
+import Dispatch
+import Foundation
+import LoopScheduling
+import Scheduling
+
+/// Whether the caller runs on one of `loops`, as their current scheduler.
+func isOnDefaultLoop(_ loops: [LoopScheduler]) -> Bool {
+    guard let current = Schedulers.current else { return false }
+    return loops.contains { $0 === current }
+}
+
+@main
+struct LoopFactoryDemo {
+    typealias DefaultExecutorFactory = LoopExecutorFactory
+
+    static func main() async throws {
+        guard LoopExecutorFactory.isInEffect, let mainLoop = LoopExecutorFactory.mainLoop else {
+            print("LoopExecutorFactory is not in effect: compile with -Xfrontend -disable-availability-checking")
+            exit(1)
+        }
+        let loops = LoopExecutorFactory.defaultLoops
+        var failed: [String] = []
+        func check(_ holds: Bool, _ what: String) {
+            print(holds ? "ok    \(what)" : "FAIL  \(what)")
+            if !holds { failed.append(what) }
+        }
+
+        // A task with no isolation runs on a default loop, with that loop as the current scheduler
+        // (`main` is main-actor code: a `Task {}` started here would inherit the main actor).
+        let onLoop = await Task.detached { isOnDefaultLoop(loops) }.value
+        check(onLoop, "a Task.detached {} runs on a default loop, Schedulers.current is that loop")
+        let nested = await Task.detached { await Task { isOnDefaultLoop(loops) }.value }.value
+        check(nested, "a Task {} started by such a task runs on a default loop too")
+
+        // Its sleeps are the loops' timers.
+        let firedBefore = loops.reduce(0) { $0 + $1.statistics.timersFired }
+        let sleeps = 20
+        try await Task {
+            for _ in 0..<sleeps { try await Task.sleep(for: .milliseconds(1)) }
+        }.value
+        try await Task.sleep(for: .milliseconds(20))  // statistics lag the loop by a batch
+        let fired = loops.reduce(0) { $0 + $1.statistics.timersFired } - firedBefore
+        check(fired >= sleeps, "\(sleeps) Task.sleep calls fired by the default loops (timersFired +\(fired))")
+
+        // Main-actor code runs on the main loop.
+        let onMain = await MainActor.run { Schedulers.current === mainLoop }
+        check(onMain, "main-actor code runs on the main loop")
+
+        // Dispatch's main queue and Schedulers.main are drained by the main loop.
+        let dispatchMain: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                DispatchQueue.main.async { continuation.resume(returning: Thread.isMainThread) }
+            }
+        }
+        check(dispatchMain, "DispatchQueue.main.async runs, on the main thread")
+        let schedulersMain: Bool = await withCheckedContinuation { continuation in
+            _ = Schedulers.main.schedule { continuation.resume(returning: Schedulers.current === Schedulers.main) }
+        }
+        check(schedulersMain, "Schedulers.main.schedule runs, as the current scheduler")
+
+        if !failed.isEmpty {
+            print("\(failed.count) check(s) failed")
+            exit(1)
+        }
+        print("all checks passed")
+    }
+}

@@ -1,0 +1,99 @@
+#if compiler(>=6.3) && ExperimentalExecutors
+// The package trait ExperimentalExecutors (off by default): Swift's unsettled executor SPIs, which
+// the next toolchain may not compile. Without the trait nothing of this file is compiled.
+@_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
+import Foundation
+@_spi(SchedulerEngine) import Scheduling
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The default executor of ``LoopExecutorFactory``: a group of loops, each on its own thread, that
+/// runs every task with no executor preference and serves every `Task.sleep` made outside a
+/// preferred executor.
+///
+/// Where a job goes:
+/// 1. enqueued on one of the group's loop threads (a task resumed, yielding, or started by code
+///    running there), it stays on that loop: no thread hand-off;
+/// 2. from any other thread, it goes to the first loop, in order, whose queue from other threads
+///    is empty, so a lightly loaded program keeps its work on few threads and the work spreads as
+///    queues back up; when every such queue has work waiting, the loops take turns.
+///
+/// Jobs run with this executor as their task executor (the default executor's identity), so the
+/// runtime sees them as running where tasks with no preference belong and never sends them
+/// elsewhere. A sleep's wake-up is one of the chosen loop's timers (as on any loop with the trait).
+// `loops` is set in `init`; the rest is an atomic.
+final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
+    /// The loops, each on its own thread.
+    let loops: [LoopScheduler]
+    /// Where the loops take turns when every queue has work waiting.
+    private let cursor = Atomic<Int>(0)
+
+    /// A thread's loop index plus one, set on each loop's thread; null on every other thread.
+    private static let threadLoop: pthread_key_t = {
+        var key = pthread_key_t()
+        let rc = pthread_key_create(&key, nil)
+        precondition(rc == 0, "pthread_key_create failed for the default executor's key: \(rc)")
+        return key
+    }()
+
+    /// Starts `count` loops named `default-0`, `default-1`, …
+    init(count: Int) {
+        var loops: [LoopScheduler] = []
+        do {
+            for index in 0..<count { loops.append(try LoopScheduler(name: "default-\(index)")) }
+        } catch {
+            fatalError("LoopExecutorFactory: the default executor's loops cannot be set up: \(error)")
+        }
+        self.loops = loops
+        let key = Self.threadLoop
+        for (index, loop) in loops.enumerated() {
+            loop.core.adoptIdentities(actor: nil, task: UnownedTaskExecutor(ordinary: self))
+            // Before any job can reach the loop through this executor (the runtime asks for it
+            // only after `init` returned): the loop's first action marks its thread.
+            _ = loop.schedule { pthread_setspecific(key, UnsafeRawPointer(bitPattern: index + 1)) }
+        }
+    }
+
+    /// Queues the job of a task with no executor preference (see the type's discussion).
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop().core.enqueue(.taskJob(UnownedJob(job)))
+    }
+
+    /// Files the wake-up of a sleep until `instant` of `clock` as one of a loop's timers, with
+    /// `tolerance` as its leeway.
+    func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        at instant: C.Instant,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
+        loop().core.enqueueWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
+    }
+
+    /// Files the wake-up of a sleep of `delay` of `clock`, counted from now.
+    func enqueue<C: Clock>(
+        _ job: consuming ExecutorJob,
+        after delay: C.Duration,
+        tolerance: C.Duration?,
+        clock: C
+    ) {
+        loop().core.enqueueWake(UnownedJob(job), after: delay, tolerance: tolerance, clock: clock)
+    }
+
+    /// The loop running the calling thread, else the first whose cross-thread queue is empty, else
+    /// the next in turn.
+    @inline(__always)
+    func loop() -> LoopScheduler {
+        if let marked = pthread_getspecific(Self.threadLoop) {
+            return loops[Int(bitPattern: marked) - 1]
+        }
+        for loop in loops where !loop.core.remote.mayHaveItems {
+            return loop
+        }
+        return loops[(cursor.add(1, ordering: .relaxed).newValue & Int.max) % loops.count]
+    }
+}
+#endif

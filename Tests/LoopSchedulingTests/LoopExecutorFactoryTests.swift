@@ -1,0 +1,161 @@
+#if compiler(>=6.3) && ExperimentalExecutors
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+import Foundation
+import LoopSchedulingTestSupport
+import Scheduling
+import Synchronization
+import Testing
+
+@testable import LoopScheduling
+
+/// `LoopExecutorFactory`'s two executors, each made directly (a test process cannot name a
+/// `DefaultExecutorFactory`: `Examples/LoopFactory` runs the factory as a program does, in
+/// `make test-experimental`).
+@Suite("LoopExecutorFactory's executors")
+struct LoopExecutorFactoryTests {
+    /// The index of the default executor's loop running the caller; nil off its loops.
+    private static func loopIndex(_ executor: LoopDefaultExecutor) -> Int? {
+        guard let current = Schedulers.current else { return nil }
+        return executor.loops.firstIndex { $0 === current }
+    }
+
+    /// Waits until every loop ran what was queued before (its thread's marking included).
+    private static func settle(_ executor: LoopDefaultExecutor) async {
+        for loop in executor.loops {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                _ = loop.schedule { done.resume() }
+            }
+        }
+    }
+
+    @Test("a job enqueued on one of the loops stays on that loop: yields and child tasks")
+    func jobsStayOnTheirLoop() async {
+        let executor = LoopDefaultExecutor(count: 2)
+        await Self.settle(executor)
+        let seen = await Task(executorPreference: executor) { () async -> [Int?] in
+            var seen = [Self.loopIndex(executor)]
+            for _ in 0..<100 {
+                await Task.yield()
+                seen.append(Self.loopIndex(executor))
+            }
+            seen.append(await Task(executorPreference: executor) { Self.loopIndex(executor) }.value)
+            return seen
+        }.value
+        #expect(seen.allSatisfy { $0 != nil && $0 == seen[0] }, "\(seen)")
+        for loop in executor.loops { await loop.shutdown() }
+    }
+
+    @Test("from another thread: the first loop whose queue is empty, then the next")
+    func spreadsFromOtherThreads() async {
+        let executor = LoopDefaultExecutor(count: 2)
+        await Self.settle(executor)
+        // Loop 0 is busy inside an action; its queue from other threads is empty, so the first
+        // job still goes there and waits; the second finds that queue holding the first.
+        let gate = SchedulerGate()
+        await gate.hold(executor.loops[0])
+        let first = Task(executorPreference: executor) { Self.loopIndex(executor) }
+        let second = Task(executorPreference: executor) { Self.loopIndex(executor) }
+        #expect(await second.value == 1)
+        gate.letGo()
+        #expect(await first.value == 0)
+        // Idle again: work from outside goes to the first loop.
+        await Self.settle(executor)
+        #expect(await Task(executorPreference: executor) { Self.loopIndex(executor) }.value == 0)
+        for loop in executor.loops { await loop.shutdown() }
+    }
+
+    @Test("a sleep in a task on the default executor is one of its loops' timers, never early")
+    func sleepsAreLoopTimers() async throws {
+        let executor = LoopDefaultExecutor(count: 1)
+        let loop = executor.loops[0]
+        let before = loop.statistics.timersFired
+        let slept = try await Task(executorPreference: executor) { () async throws -> Duration in
+            let start = ContinuousClock.now
+            for _ in 0..<5 { try await Task.sleep(for: .milliseconds(2)) }
+            return start.duration(to: .now)
+        }.value
+        #expect(slept >= .milliseconds(10))
+        // The statistics are published at the end of each batch: a round trip through the loop.
+        await Self.settle(executor)
+        await Self.settle(executor)
+        #expect(loop.statistics.timersFired - before >= 5)
+        await loop.shutdown()
+    }
+
+    static var threadNumber: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+
+    @Test("the main executor keeps jobs enqueued before run(), runs them isolated, and stop() ends run()")
+    func mainExecutorRunsUntilStopped() async throws {
+        let made = LockedValue<LoopMainExecutor?>(nil)
+        let madeThread = LockedValue<UInt>(0)
+        let startRunning = DispatchSemaphore(value: 0)
+        let created = AsyncGate()
+        // The executor's loop runs on the thread that made it, as the factory's runs on the main
+        // thread: a thread of this test's own.
+        let running = Task {
+            await onOwnThread(name: "test.main") {
+                let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
+                made.withLock { $0 = executor }
+                created.open()
+                startRunning.wait()
+                madeThread.withLock { $0 = Self.threadNumber }
+                try? executor.run()
+                return Self.threadNumber
+            }
+        }
+        await created.wait()
+        let executor = try #require(made.withLock { $0 })
+        let pinned = PinnedCounter(executor: executor)
+        // Enqueued before run(): kept in the loop's queue.
+        let call = Task { await pinned.increment() }
+        #expect(await eventually { executor.loop.core.remote.mayHaveItems })
+        startRunning.signal()
+        let (value, isolated, thread) = await call.value
+        #expect(value == 1)
+        #expect(isolated == true)
+        #expect(thread == madeThread.withLock { $0 })
+        executor.stop()
+        #expect(await running.value == madeThread.withLock { $0 })
+    }
+}
+
+/// An actor whose executor is a ``LoopMainExecutor``, as the main actor's is under the factory.
+private actor PinnedCounter {
+    let executor: LoopMainExecutor
+    var count = 0
+
+    init(executor: LoopMainExecutor) { self.executor = executor }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func increment() -> (Int, Bool?, UInt) {
+        count += 1
+        return (count, executor.isIsolatingCurrentContext(), LoopExecutorFactoryTests.threadNumber)
+    }
+}
+
+/// A one-shot signal a test awaits.
+private final class AsyncGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
+#endif
