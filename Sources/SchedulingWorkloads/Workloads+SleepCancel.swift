@@ -7,9 +7,12 @@ extension Workloads {
     /// starting them plus that of cancelling them until every one ended; the pause between, while
     /// they sleep, is not counted in the time but is in the CPU (which is idle then).
     /// `iterations` reads a loop's iteration count: how often starting and cancelling woke it (the
-    /// pause between and `settle` not counted).
+    /// pause between and `settle` not counted). `start` starts each task: detached (the pool), or
+    /// preferring a loop (`task-sleep-cancel`), where a plain `Task.sleep` is the loop's timer
+    /// with the trait `ExperimentalExecutors`.
     public static func sleepCancel(
         _ n: Int,
+        start starter: some TaskStarter = .detached,
         sleep: @escaping @Sendable () async throws -> Void,
         settle: () -> Void,
         iterations: (() -> Int)? = nil
@@ -25,7 +28,7 @@ extension Workloads {
         tasks.reserveCapacity(n)
         for _ in 0..<n {
             tasks.append(
-                Task.detached {
+                starter.start {
                     started.tick()
                     do {
                         try await sleep()

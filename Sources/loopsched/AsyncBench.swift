@@ -21,7 +21,7 @@ struct AsyncBench {
         var plan: [(AsyncWorkload, AsyncSystem, Int)] = []
         for queuesSleeps in [false, true] {
             for workload in workloads {
-                let systems = workload.systems.filter { $0.leavesSleepsQueued == queuesSleeps }
+                let systems = workload.systems.filter { workload.leavesSleepsQueued(on: $0) == queuesSleeps }
                 for repetition in 0..<repetitions {
                     let order = repetition % 2 == 0 ? systems : systems.reversed()
                     plan += order.map { (workload, $0, repetition) }

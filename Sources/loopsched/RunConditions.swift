@@ -53,11 +53,24 @@ struct RunConditions {
             case .warm: " (--warm-heap: freed memory kept in the process)"
             case .warmRefused: ""
             }
-        return "heap: \(heap.rawValue)\(heapNote); LoopScheduler timer driver: \(driver.rawValue)"
+        let executors = Self.experimentalExecutors ? "on (Task.sleep on a loop is its timer)" : "off"
+        return "heap: \(heap.rawValue)\(heapNote); LoopScheduler timer driver: \(driver.rawValue); "
+            + "trait ExperimentalExecutors: \(executors)"
     }
 
     var jsonFields: String {
-        "\"heap\": \"\(heap.rawValue)\", \"driver\": \"\(driver.rawValue)\""
+        "\"heap\": \"\(heap.rawValue)\", \"driver\": \"\(driver.rawValue)\", "
+            + "\"experimentalExecutors\": \(Self.experimentalExecutors)"
+    }
+
+    /// Whether this build has the package trait ExperimentalExecutors, under which a LoopScheduler
+    /// serves the plain `Task.sleep`s of the tasks that prefer it.
+    static var experimentalExecutors: Bool {
+        #if compiler(>=6.3) && ExperimentalExecutors
+        true
+        #else
+        false
+        #endif
     }
 }
 #endif

@@ -11,12 +11,18 @@ enum AsyncWorkload: String, CaseIterable, Codable {
     case actorHop = "actor-hop"
     case sleepCancel = "sleep-cancel"
     case timeout
+    case taskSleep = "task-sleep"
+    case taskSleepCancel = "task-sleep-cancel"
+    case yield
+    case spawn
 
     /// The size at which the figures are quoted (Docs/Design.md §8, issue 8): `--full`.
     var fullSize: Int {
         switch self {
-        case .actorHop, .timeout: 1_000_000
-        case .sleepCancel: 100_000
+        case .actorHop, .timeout, .yield: 1_000_000
+        case .sleepCancel, .taskSleepCancel: 100_000
+        case .taskSleep: 20_000
+        case .spawn: 200_000
         }
     }
 
@@ -25,8 +31,10 @@ enum AsyncWorkload: String, CaseIterable, Codable {
     /// The figures are per call and do not depend on the count beyond noise.
     var defaultSize: Int {
         switch self {
-        case .actorHop, .timeout: 200_000
-        case .sleepCancel: 100_000
+        case .actorHop, .timeout, .spawn: 200_000
+        case .sleepCancel, .taskSleepCancel: 100_000
+        case .taskSleep: 2_000
+        case .yield: 1_000_000
         }
     }
 
@@ -37,6 +45,14 @@ enum AsyncWorkload: String, CaseIterable, Codable {
                 + "preferring that scheduler (baseline: a default actor)"
         case .sleepCancel: "n tasks sleep 30 s on the scheduler, all cancelled once all sleep"
         case .timeout: "n sequential withTimeout(30 s) { quick } calls (baseline: a task group racing Task.sleep)"
+        case .taskSleep:
+            "n sequential 1 ms sleeps in one task: on the loop, a plain Task.sleep (the loop's timer with the "
+                + "trait ExperimentalExecutors, Dispatch's without) and loop.sleep; on the default executor, Task.sleep"
+        case .taskSleepCancel: "n tasks sleep 30 s as task-sleep's do, all cancelled once all sleep"
+        case .yield: "n sequential Task.yield() in one task, on the loop and on the default executor"
+        case .spawn:
+            "n empty child tasks of one task, in discarding task groups of \(Workloads.spawnBatch) awaited in turn, "
+                + "on the loop and on the default executor"
         }
     }
 
@@ -45,6 +61,8 @@ enum AsyncWorkload: String, CaseIterable, Codable {
         case .actorHop: [.loop, .queue, .defaultActor]
         case .sleepCancel: [.loop, .queue, .taskSleep, .continuousClock]
         case .timeout: [.loop, .loopCaller, .queue, .taskGroupRace]
+        case .taskSleep, .taskSleepCancel: [.loopTask, .loopTaskLoopSleep, .defaultExecutor]
+        case .yield, .spawn: [.loopTask, .defaultExecutor]
         }
     }
 
@@ -54,6 +72,10 @@ enum AsyncWorkload: String, CaseIterable, Codable {
         case .actorHop: ["pool ns/call", "pool cpu ns/call", "own ns/call", "own cpu ns/call"]
         case .sleepCancel: ["ns/pair", "cpu ns/pair", "held MB after", "loop iter/1k"]
         case .timeout: ["ns/call", "cpu ns/call", "held MB after", "loop iter/1k"]
+        case .taskSleep: ["p50 µs", "p99 µs", "cpu µs/sleep", "early", "loop timers fired"]
+        case .taskSleepCancel: ["ns/pair", "cpu ns/pair", "held B/sleep", "loop iter/1k"]
+        case .yield: ["ns/yield", "cpu ns/yield"]
+        case .spawn: ["ns/task", "cpu ns/task"]
         }
     }
 
@@ -66,10 +88,24 @@ enum AsyncWorkload: String, CaseIterable, Codable {
 
     static let raceCap = 200_000
 
+    /// Whether a run on `system` leaves work queued in the process: a cancelled `Task.sleep` stays in
+    /// the global executor until its deadline, 30 s later. Such runs go last, so that the burst of
+    /// expiries lands after the other measurements rather than inside one. In a task on a loop a
+    /// cancelled `Task.sleep` stays too: in Dispatch without the trait ExperimentalExecutors, and
+    /// with it as the loop's timer, handed to Dispatch with its deadline when the loop shuts down.
+    func leavesSleepsQueued(on system: AsyncSystem) -> Bool {
+        switch system {
+        case .taskSleep, .continuousClock, .taskGroupRace: true
+        case .loopTask, .defaultExecutor: self == .taskSleepCancel
+        case .loop, .loopCaller, .queue, .defaultActor, .loopTaskLoopSleep: false
+        }
+    }
+
     func run(on system: AsyncSystem, size n: Int, driver: TimerDriverKind) throws -> Sample {
         switch self {
         case .actorHop: try Self.actorHop(on: system, n, driver: driver)
-        case .sleepCancel, .timeout: try runTimedOperations(on: system, n, driver: driver)
+        case .sleepCancel, .taskSleepCancel, .timeout: try runTimedOperations(on: system, n, driver: driver)
+        case .taskSleep, .yield, .spawn: try runInOneTask(on: system, n, driver: driver)
         }
     }
 
@@ -95,6 +131,13 @@ enum AsyncSystem: String, CaseIterable, Codable {
     case taskSleep
     case continuousClock
     case taskGroupRace
+    /// A task preferring a LoopScheduler (`Task(executorPreference: loop)`); its sleeps are plain
+    /// `Task.sleep`s, served by the loop with the trait ExperimentalExecutors and by Dispatch without.
+    case loopTask
+    /// The same task sleeping with the loop's own `sleep(for:)` (module Scheduling).
+    case loopTaskLoopSleep
+    /// A detached task on Swift's default executor; its sleeps are `Task.sleep`s.
+    case defaultExecutor
 
     var displayName: String {
         switch self {
@@ -105,6 +148,9 @@ enum AsyncSystem: String, CaseIterable, Codable {
         case .taskSleep: "Task.sleep"
         case .continuousClock: "ContinuousClock.sleep"
         case .taskGroupRace: "task-group race"
+        case .loopTask: "task on loop"
+        case .loopTaskLoopSleep: "task on loop, loop.sleep"
+        case .defaultExecutor: "task on default executor"
         }
     }
 
@@ -112,7 +158,7 @@ enum AsyncSystem: String, CaseIterable, Codable {
     /// down after it.
     func withScheduler<Result>(driver: TimerDriverKind, _ body: (AsyncRunScheduler) throws -> Result) throws -> Result {
         switch self {
-        case .loop, .loopCaller:
+        case .loop, .loopCaller, .loopTask, .loopTaskLoopSleep:
             let loop = try AsyncWorkload.makeLoop(driver)
             defer { loop.syncShutdown() }
             return try body(
@@ -133,16 +179,9 @@ enum AsyncSystem: String, CaseIterable, Codable {
                     iterations: nil
                 )
             )
-        case .defaultActor, .taskSleep, .continuousClock, .taskGroupRace:
+        case .defaultActor, .taskSleep, .continuousClock, .taskGroupRace, .defaultExecutor:
             return try body(AsyncRunScheduler(scheduler: nil, loop: nil, settle: {}, iterations: nil))
         }
-    }
-
-    /// Whether a run leaves work queued in the process: a cancelled `Task.sleep` stays in the
-    /// global executor until its deadline, 30 s later. Such runs go last, so that the burst of
-    /// expiries lands after the other measurements rather than inside one.
-    var leavesSleepsQueued: Bool {
-        self == .taskSleep || self == .continuousClock || self == .taskGroupRace
     }
 }
 

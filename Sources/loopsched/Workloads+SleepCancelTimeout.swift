@@ -17,17 +17,31 @@ extension AsyncWorkload {
         let deadline = Duration.seconds(30)
         return try system.withScheduler(driver: driver) { run in
             switch self {
-            case .sleepCancel:
+            case .sleepCancel, .taskSleepCancel:
                 let sleep: @Sendable () async throws -> Void =
                     switch system {
-                    case .loop, .queue: { [scheduler = run.scheduler!] in try await scheduler.sleep(for: deadline) }
-                    case .taskSleep: { try await Task.sleep(for: deadline) }
+                    case .loop, .queue, .loopTaskLoopSleep:
+                        { [scheduler = run.scheduler!] in try await scheduler.sleep(for: deadline) }
+                    case .taskSleep, .loopTask, .defaultExecutor: { try await Task.sleep(for: deadline) }
                     case .continuousClock: { try await ContinuousClock().sleep(for: deadline) }
                     default: preconditionFailure("sleep-cancel does not run on \(system.displayName)")
                     }
+                // task-sleep-cancel's tasks prefer the loop; sleep-cancel's are detached, also on a loop.
+                let start: any TaskStarter =
+                    if let loop = run.loop, system == .loopTask || system == .loopTaskLoopSleep {
+                        PreferringTaskStarter(loop)
+                    } else {
+                        DetachedTaskStarter()
+                    }
                 return Self.sample(n, per: "pair", failing: { "\($0) cancelled sleeps returned normally" }) {
                     () throws(WorkloadTimeout) in
-                    try Workloads.sleepCancel(n, sleep: sleep, settle: run.settle, iterations: run.iterations)
+                    try Workloads.sleepCancel(
+                        n,
+                        start: start,
+                        sleep: sleep,
+                        settle: run.settle,
+                        iterations: run.iterations
+                    )
                 }
             case .timeout:
                 let call: @Sendable () async throws -> Int =
@@ -46,8 +60,8 @@ extension AsyncWorkload {
                         iterations: run.iterations
                     )
                 }
-            case .actorHop:
-                preconditionFailure("actor-hop runs no timed operations")
+            case .actorHop, .taskSleep, .yield, .spawn:
+                preconditionFailure("\(rawValue) runs no timed operations")
             }
         }
     }
@@ -68,6 +82,7 @@ extension AsyncWorkload {
             sample.metrics["ns/\(unit)"] = run.nanosecondsPerOperation
             sample.metrics["cpu ns/\(unit)"] = run.cpuSeconds * 1e9 / Double(n)
             sample.metrics["held MB after"] = Double(max(0, run.heldBytes)) / 1e6
+            if unit == "pair" { sample.metrics["held B/sleep"] = Double(run.heldBytes) / Double(n) }
             if run.failedOperations > 0 { sample.failures.append(failure(run.failedOperations)) }
         } catch {
             sample.failures.append(error.description)
