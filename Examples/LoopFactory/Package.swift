@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(
             name: "LoopFactoryDemo",
             dependencies: [
+                "FactoryBench",
                 .product(name: "Scheduling", package: "swift-schedulers"),
                 .product(name: "LoopScheduling", package: "swift-schedulers"),
             ],
@@ -22,6 +23,13 @@ let package = Package(
                 // Without it Swift 6.3 ignores `DefaultExecutorFactory` and says nothing.
                 .unsafeFlags(["-Xfrontend", "-disable-availability-checking"]),
             ]
-        )
+        ),
+        // The same program on Swift's own executors: FactoryBench's workloads for comparison.
+        .executableTarget(name: "DefaultExecutorsBench", dependencies: ["FactoryBench"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(
+            name: "FactoryBench",
+            dependencies: [.product(name: "SchedulingWorkloads", package: "swift-schedulers")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -1,6 +1,8 @@
 // Runs plain Swift concurrency on LoopExecutorFactory's loops and checks where each piece ran:
-// exits 0 when every check holds, 1 (naming the failed checks) otherwise.
+// exits 0 when every check holds, 1 (naming the failed checks) otherwise. With the argument
+// `bench`, runs FactoryBench's workloads instead (scripts/bench-factory.sh).
 import Dispatch
+import FactoryBench
 import Foundation
 import LoopScheduling
 import Scheduling
@@ -19,6 +21,10 @@ struct LoopFactoryDemo {
         guard LoopExecutorFactory.isInEffect, let mainLoop = LoopExecutorFactory.mainLoop else {
             print("LoopExecutorFactory is not in effect: compile with -Xfrontend -disable-availability-checking")
             exit(1)
+        }
+        if CommandLine.arguments.dropFirst().first == "bench" {
+            try await FactoryBench.run()
+            return
         }
         let loops = LoopExecutorFactory.defaultLoops
         var failed: [String] = []
