@@ -50,6 +50,14 @@ struct LoopFactoryDemo {
         let fired = loops.reduce(0) { $0 + $1.statistics.timersFired } - firedBefore
         check(fired >= sleeps, "\(sleeps) Task.sleep calls fired by the default loops (timersFired +\(fired))")
 
+        // A deadline that passed before the sleep reached the loop: it returns at once, no crash.
+        try await Task.detached {
+            try await Task.sleep(until: .now - .seconds(1), clock: .continuous)
+            try await Task.sleep(until: .now - .seconds(1), clock: .suspending)
+            try await Task.sleep(for: .zero)
+        }.value
+        check(true, "sleeps until deadlines already passed return")
+
         // Main-actor code runs on the main loop.
         let onMain = await MainActor.run { Schedulers.current === mainLoop }
         check(onMain, "main-actor code runs on the main loop")
@@ -70,6 +78,9 @@ struct LoopFactoryDemo {
             print("\(failed.count) check(s) failed")
             exit(1)
         }
+        // A sleep still pending on a loop does not keep the program alive: it exits when `main`
+        // returns, as under Dispatch.
+        Task.detached { try? await Task.sleep(for: .seconds(60)) }
         print("all checks passed")
     }
 }
