@@ -70,9 +70,11 @@ struct LoopFactoryDemo {
         }
         check(dispatchMain, "DispatchQueue.main.async runs, on the main thread")
         let schedulersMain: Bool = await withCheckedContinuation { continuation in
-            _ = Schedulers.main.schedule { continuation.resume(returning: Schedulers.current === Schedulers.main) }
+            _ = Schedulers.main.schedule {
+                continuation.resume(returning: Schedulers.current === Schedulers.main && Thread.isMainThread)
+            }
         }
-        check(schedulersMain, "Schedulers.main.schedule runs, as the current scheduler")
+        check(schedulersMain, "Schedulers.main.schedule runs, on the main thread, as the current scheduler")
 
         if !failed.isEmpty {
             print("\(failed.count) check(s) failed")
