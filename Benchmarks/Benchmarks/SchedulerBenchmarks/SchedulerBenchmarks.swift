@@ -6,7 +6,9 @@ import Scheduling
 
 // The seven workloads of Docs/Design.md §7 on four systems: LoopScheduler, QueueScheduler (Dispatch),
 // SwiftNIO's EventLoop, and the raw-libuv C floor; the timer workloads also on LoopScheduler with its
-// uv_timer driver (the only one off Linux). The async workloads of section 8 are in AsyncBenchmarks.
+// uv_timer driver (the only one off Linux). The async workloads of section 8 are in AsyncBenchmarks,
+// issue 29's (Swift's own sleep, yield and spawn on a loop and on the default executor) in
+// ExecutorBenchmarks.
 // The workloads are SchedulingWorkloads', the same code `loopsched bench` runs (with this suite's
 // `TimerHarness.benchmarks`: no heap trim, empty timer actions); the C floor runs its own. Wall
 // time, CPU and mallocs come from the framework; workload-specific figures (ns per schedule,
@@ -63,6 +65,7 @@ let benchmarks: @Sendable () -> Void = {
         timerBenchmarks(kind)
     }
     registerAsyncBenchmarks()
+    registerExecutorBenchmarks()
     registerChurnBenchmarks()
     registerRearmBenchmarks()
 }
@@ -208,6 +211,6 @@ private func randomDelays(_ n: Int, below bound: Int64) -> [Int64] {
 
 /// The value at `fraction` of `sorted` (index `⌊count × fraction⌋`; 0 when empty): this suite's
 /// percentile, which `loopsched` (nearest rank) does not share.
-private func percentile(_ sorted: [Int64], _ fraction: Double) -> Double {
+func percentile(_ sorted: [Int64], _ fraction: Double) -> Double {
     sorted.isEmpty ? 0 : Double(sorted[Int(Double(sorted.count) * fraction)])
 }
