@@ -66,7 +66,7 @@ test-unit: deps
 test-experimental: deps
 	$(STEP) experimental $(SWIFT) test -Xswiftc -warnings-as-errors --traits ExperimentalExecutors,$(TRAIT_NAMES) \
 		--scratch-path .build-experimental --filter '$(EXPERIMENTAL_SUITES)'
-	$(STEP) factory-demo sh -c 'cd Examples/LoopFactory && $(SWIFT) build -Xswiftc -warnings-as-errors && ./.build/debug/LoopFactoryDemo'
+	$(STEP) factory-demo sh -c 'cd Examples/LoopFactory && $(SWIFT) build -Xswiftc -warnings-as-errors && timeout 120 ./.build/debug/LoopFactoryDemo'
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
 # prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.

@@ -1,8 +1,8 @@
 #if compiler(>=6.3) && ExperimentalExecutors
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Foundation
+@_spi(SchedulerEngine) import Scheduling
 import LoopSchedulingTestSupport
-import Scheduling
 import Synchronization
 import Testing
 
@@ -19,9 +19,9 @@ struct LoopExecutorFactoryTests {
         return executor.loops.firstIndex { $0 === current }
     }
 
-    /// Waits until every loop ran what was queued before (its thread's marking included).
+    /// Waits until every open loop ran what was queued before (its thread's marking included).
     private static func settle(_ executor: LoopDefaultExecutor) async {
-        for loop in executor.loops {
+        for loop in executor.loops where loop.core.lifecycle.isOpen {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 _ = loop.schedule { done.resume() }
             }
@@ -64,6 +64,40 @@ struct LoopExecutorFactoryTests {
         for loop in executor.loops { await loop.shutdown() }
     }
 
+    @Test("jobs run as the default executor's: 100 nonisolated calls enqueue nothing more")
+    func jobsRunAsTheDefaultExecutor() async {
+        let executor = LoopDefaultExecutor(count: 1)
+        await Self.settle(executor)
+        let (before, after, sum) = await Task(executorPreference: executor) { () async -> (Int, Int, Int) in
+            let before = EnqueueProbe.count(executor)
+            var sum = 0
+            for index in 0..<100 { sum &+= await nonisolatedStep(index) }
+            return (before, EnqueueProbe.count(executor), sum)
+        }.value
+        #expect(sum == 5_050)
+        // Run with another identity, every return to the task's nonisolated code would go back
+        // through the executor's queue.
+        #expect(after - before <= 1, "\(after - before) enqueues for 100 nonisolated calls")
+        await executor.loops[0].shutdown()
+    }
+
+    @Test("a default loop that was shut down takes no more work while another is open")
+    func aClosedLoopTakesNoWork() async throws {
+        let executor = LoopDefaultExecutor(count: 2)
+        await Self.settle(executor)
+        await executor.loops[0].shutdown()
+        for _ in 0..<10 {
+            #expect(await Task(executorPreference: executor) { Self.loopIndex(executor) }.value == 1)
+        }
+        // A sleep's wake-up too: one of loop 1's timers.
+        let before = executor.loops[1].statistics.timersFired
+        try await Task(executorPreference: executor) { try await Task.sleep(for: .milliseconds(1)) }.value
+        await Self.settle(executor)
+        await Self.settle(executor)
+        #expect(executor.loops[1].statistics.timersFired - before >= 1)
+        await executor.loops[1].shutdown()
+    }
+
     @Test("a sleep in a task on the default executor is one of its loops' timers, never early")
     func sleepsAreLoopTimers() async throws {
         let executor = LoopDefaultExecutor(count: 1)
@@ -83,6 +117,51 @@ struct LoopExecutorFactoryTests {
     }
 
     static var threadNumber: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+
+    @Test("main-actor-like calls between two actors of the main executor enqueue nothing more")
+    func mainExecutorJobsRunAsIt() async throws {
+        let made = LockedValue<LoopMainExecutor?>(nil)
+        let created = AsyncGate()
+        let running = Task {
+            await onOwnThread(name: "test.main") {
+                let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
+                made.withLock { $0 = executor }
+                created.open()
+                try? executor.run()
+            }
+        }
+        await created.wait()
+        let executor = try #require(made.withLock { $0 })
+        let first = PinnedCounter(executor: executor), second = PinnedCounter(executor: executor)
+        let (before, after) = await first.callOther(second, times: 100)
+        // Run with another identity, each call to `second` would be a hop through the queue.
+        #expect(after - before == 0, "\(after - before) enqueues for 100 calls within the executor")
+        executor.stop()
+        await running.value
+    }
+
+    @Test("stop() before run(): run() returns once what was queued ran")
+    func stopBeforeRun() async throws {
+        let made = LockedValue<LoopMainExecutor?>(nil)
+        let created = AsyncGate()
+        let stopped = DispatchSemaphore(value: 0)
+        let ran = LockedValue(false)
+        let running = Task {
+            await onOwnThread(name: "test.main") {
+                let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
+                made.withLock { $0 = executor }
+                _ = executor.loop.schedule { ran.withLock { $0 = true } }
+                created.open()
+                stopped.wait()
+                try? executor.run()
+            }
+        }
+        await created.wait()
+        try #require(made.withLock { $0 }).stop()
+        stopped.signal()
+        await running.value
+        #expect(ran.withLock { $0 })
+    }
 
     @Test("the main executor keeps jobs enqueued before run(), runs them isolated, and stop() ends run()")
     func mainExecutorRunsUntilStopped() async throws {
@@ -119,6 +198,10 @@ struct LoopExecutorFactoryTests {
     }
 }
 
+/// A nonisolated async step: calling it from a task is a switch to the generic executor.
+@inline(never)
+private func nonisolatedStep(_ value: Int) async -> Int { value &+ 1 }
+
 /// An actor whose executor is a ``LoopMainExecutor``, as the main actor's is under the factory.
 private actor PinnedCounter {
     let executor: LoopMainExecutor
@@ -127,6 +210,14 @@ private actor PinnedCounter {
     init(executor: LoopMainExecutor) { self.executor = executor }
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Calls `other`, an actor of the same executor, `times` times; the executor's enqueue count
+    /// before and after.
+    func callOther(_ other: PinnedCounter, times: Int) async -> (Int, Int) {
+        let before = EnqueueProbe.count(executor)
+        for _ in 0..<times { _ = await other.increment() }
+        return (before, EnqueueProbe.count(executor))
+    }
 
     func increment() -> (Int, Bool?, UInt) {
         count += 1

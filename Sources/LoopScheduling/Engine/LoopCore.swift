@@ -132,7 +132,8 @@ final class LoopCore: @unchecked Sendable {
     /// Runs the loop's jobs as another executor's: actor jobs isolated to `actor` (the main
     /// executor of `LoopExecutorFactory`, whose identity is the main actor's), task jobs with
     /// `task` as their task executor (its default executor). Called once, right after `init`,
-    /// before the loop is shared with any other thread or has run a job.
+    /// before any job is enqueued with these identities (an own thread's loop may be running
+    /// already: the remote queue's lock orders its first read of them after this write).
     func adoptIdentities(actor: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
         if let actor { unownedActorExecutor = actor }
         if let task { taskExecutor = task }

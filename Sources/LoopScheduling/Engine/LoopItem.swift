@@ -22,3 +22,16 @@ enum LoopItem {
     /// A job of an actor pinned to the scheduler, run isolated to the actor executor.
     case actorJob(UnownedJob)
 }
+
+#if compiler(>=6.3) && ExperimentalExecutors
+extension LoopItem {
+    /// A task or a job: user code the loop runs (a timer, cancellation or re-arm only files).
+    @inline(__always)
+    var isWork: Bool {
+        switch self {
+        case .task, .taskJob, .actorJob: true
+        case .timer, .cancelled, .rearmed: false
+        }
+    }
+}
+#endif

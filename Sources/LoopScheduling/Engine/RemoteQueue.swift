@@ -27,6 +27,10 @@ final class RemoteQueue: @unchecked Sendable {
     private struct State {
         var items: [LoopItem] = []
         var rule = LoopWakeRule()
+        #if compiler(>=6.3) && ExperimentalExecutors
+        /// Whether `items` holds a task or a job (what `holdsWork` publishes).
+        var holdsWork = false
+        #endif
     }
 
     private let state = LockedValue(State())
@@ -35,6 +39,13 @@ final class RemoteQueue: @unchecked Sendable {
     /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
     /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
+    #if compiler(>=6.3) && ExperimentalExecutors
+    /// Whether a task or job waits in `items`, readable without the lock: timers and
+    /// cancellations, which may wait up to ``LoopCore/flushInterval`` without waking an idle
+    /// loop, do not count. The placement hint of `LoopExecutorFactory`'s default executor (trait
+    /// ExperimentalExecutors; without it, nothing of this is compiled).
+    private let holdsWork = Atomic<Bool>(false)
+    #endif
     /// The capacity of the buffer the loop last swapped in (its buffers take turns as this
     /// queue's), so a quiet loop takes the lock only when that buffer is worth giving back. Written
     /// under the lock on every swap; read by the loop only, without it.
@@ -80,6 +91,12 @@ final class RemoteQueue: @unchecked Sendable {
             guard accepts(item) else { return false }
             state.items.append(item)
             if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
+            #if compiler(>=6.3) && ExperimentalExecutors
+            if !state.holdsWork, item.isWork {
+                state.holdsWork = true
+                holdsWork.store(true, ordering: .relaxed)
+            }
+            #endif
             if state.rule.admit(item) { waker!.wake() }
             return true
         }
@@ -112,6 +129,11 @@ final class RemoteQueue: @unchecked Sendable {
 
     /// Whether anything may be queued, without the lock (see `nonEmpty`).
     var mayHaveItems: Bool { nonEmpty.load(ordering: .acquiring) }
+
+    #if compiler(>=6.3) && ExperimentalExecutors
+    /// Whether a task or job may be waiting, without the lock (see `holdsWork`).
+    var mayHoldWork: Bool { holdsWork.load(ordering: .relaxed) }
+    #endif
 
     /// Room the buffer has: for tests.
     var capacity: Int { state.withLock { $0.items.capacity } }
@@ -151,6 +173,12 @@ final class RemoteQueue: @unchecked Sendable {
         swap(&state.items, &batch)
         bufferCapacity.store(state.items.capacity, ordering: .relaxed)
         nonEmpty.store(false, ordering: .relaxed)
+        #if compiler(>=6.3) && ExperimentalExecutors
+        if state.holdsWork {
+            state.holdsWork = false
+            holdsWork.store(false, ordering: .relaxed)
+        }
+        #endif
     }
 
     /// Takes the queue when it holds only items that were left without a wake-up (timers and

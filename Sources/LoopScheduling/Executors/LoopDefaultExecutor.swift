@@ -17,30 +17,30 @@ import Glibc
 /// Where a job goes:
 /// 1. enqueued on one of the group's loop threads (a task resumed, yielding, or started by code
 ///    running there), it stays on that loop: no thread hand-off;
-/// 2. from any other thread, it goes to the first loop, in order, whose queue from other threads
-///    is empty, so a lightly loaded program keeps its work on few threads and the work spreads as
-///    queues back up; when every such queue has work waiting, the loops take turns.
+/// 2. from any other thread, it goes to the first open loop, in order, with no task or job
+///    waiting in its queue from other threads, so a lightly loaded program keeps its work on few
+///    threads and the work spreads as queues back up; when every open loop has work waiting, the
+///    loops take turns. A loop that was shut down takes no more work while another is open.
 ///
 /// Jobs run with this executor as their task executor (the default executor's identity), so the
 /// runtime sees them as running where tasks with no preference belong and never sends them
 /// elsewhere. A sleep's wake-up is one of the chosen loop's timers (as on any loop with the trait).
-// `loops` is set in `init`; the rest is an atomic.
+// Immutable after `init` (`loops`, `threadLoop`) but for an atomic.
 final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     /// The loops, each on its own thread.
     let loops: [LoopScheduler]
     /// Where the loops take turns when every queue has work waiting.
     private let cursor = Atomic<Int>(0)
-
-    /// A thread's loop index plus one, set on each loop's thread; null on every other thread.
-    private static let threadLoop: pthread_key_t = {
-        var key = pthread_key_t()
-        let rc = pthread_key_create(&key, nil)
-        precondition(rc == 0, "pthread_key_create failed for the default executor's key: \(rc)")
-        return key
-    }()
+    /// This executor's thread key: on each of its loops' threads, the loop's index plus one; null
+    /// on every other thread (another executor's loops included).
+    private let threadLoop: pthread_key_t
 
     /// Starts `count` loops named `default-0`, `default-1`, …
     init(count: Int) {
+        var key = pthread_key_t()
+        let rc = pthread_key_create(&key, nil)
+        precondition(rc == 0, "pthread_key_create failed for the default executor's key: \(rc)")
+        threadLoop = key
         var loops: [LoopScheduler] = []
         do {
             for index in 0..<count { loops.append(try LoopScheduler(name: "default-\(index)")) }
@@ -48,17 +48,27 @@ final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Se
             fatalError("LoopExecutorFactory: the default executor's loops cannot be set up: \(error)")
         }
         self.loops = loops
-        let key = Self.threadLoop
+        let threadLoop = key
         for (index, loop) in loops.enumerated() {
+            // Before any job reaches the loop as this executor's (the runtime asks for the
+            // executor only after `init` returned; the loop's queue lock orders its first read of
+            // the identity after this write).
             loop.core.adoptIdentities(actor: nil, task: UnownedTaskExecutor(ordinary: self))
-            // Before any job can reach the loop through this executor (the runtime asks for it
-            // only after `init` returned): the loop's first action marks its thread.
-            _ = loop.schedule { pthread_setspecific(key, UnsafeRawPointer(bitPattern: index + 1)) }
+            // The loop's first action marks its thread, ahead of any job of this executor.
+            _ = loop.schedule {
+                let rc = pthread_setspecific(threadLoop, UnsafeRawPointer(bitPattern: index + 1))
+                precondition(rc == 0, "pthread_setspecific failed for the default executor's key: \(rc)")
+            }
         }
+    }
+
+    deinit {
+        pthread_key_delete(threadLoop)
     }
 
     /// Queues the job of a task with no executor preference (see the type's discussion).
     func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
         loop().core.enqueue(.taskJob(UnownedJob(job)))
     }
 
@@ -83,17 +93,23 @@ final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Se
         loop().core.enqueueWake(UnownedJob(job), after: delay, tolerance: tolerance, clock: clock)
     }
 
-    /// The loop running the calling thread, else the first whose cross-thread queue is empty, else
-    /// the next in turn.
+    /// The loop running the calling thread, else the first open loop with no task or job waiting
+    /// in its cross-thread queue, else the next open one in turn (any, if none is open: a closed
+    /// loop hands jobs to its fallback, and wake-ups to Dispatch with their deadlines).
     @inline(__always)
     func loop() -> LoopScheduler {
-        if let marked = pthread_getspecific(Self.threadLoop) {
+        if let marked = pthread_getspecific(threadLoop) {
             return loops[Int(bitPattern: marked) - 1]
         }
-        for loop in loops where !loop.core.remote.mayHaveItems {
+        for loop in loops where loop.core.lifecycle.isOpen && !loop.core.remote.mayHoldWork {
             return loop
         }
-        return loops[(cursor.add(1, ordering: .relaxed).newValue & Int.max) % loops.count]
+        let start = (cursor.add(1, ordering: .relaxed).newValue & Int.max) % loops.count
+        for offset in 0..<loops.count {
+            let loop = loops[(start + offset) % loops.count]
+            if loop.core.lifecycle.isOpen { return loop }
+        }
+        return loops[start]
     }
 }
 #endif

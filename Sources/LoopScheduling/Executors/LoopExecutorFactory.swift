@@ -29,15 +29,18 @@ import Synchronization
 /// - The main actor runs on a loop on the main thread (``mainLoop``). It drains Dispatch's main
 ///   queue too, so `DispatchQueue.main` and `Schedulers.main` work as under Dispatch.
 /// - Tasks with no executor preference run on a group of loops (``defaultLoops``), one per core
-///   unless the environment variable `LOOP_EXECUTOR_FACTORY_LOOPS` names a count when the program
-///   starts. A job enqueued on one of these loops' threads stays on that loop; one from another
-///   thread goes to the first loop whose queue from other threads is empty, and the loops take
-///   turns only when every queue has work waiting. Inside such a task `Schedulers.current` is the
-///   loop that runs it.
+///   unless the environment variable `LOOP_EXECUTOR_FACTORY_LOOPS` names a count (1 to 1,024)
+///   when the program starts. A job enqueued on one of these loops' threads stays on that loop;
+///   one from another thread goes to the first loop with no task or job waiting in its queue from
+///   other threads, and the loops take turns only when every queue has work waiting. Inside such
+///   a task `Schedulers.current` is the loop that runs it.
 /// - Every `Task.sleep` outside a preferred executor is one of these loops' timers: never early,
 ///   with the sleep's tolerance as its leeway, counted in the loop's statistics. A cancelled one
 ///   stays pending until its deadline, as on any loop with the trait.
 /// - The program exits when `main` returns, as under Dispatch; the loops are not shut down.
+///   Shutting ``mainLoop`` down ends the program too (Swift exits when its main executor stops):
+///   leave it running. A default loop that was shut down takes no more work while another is
+///   open.
 ///
 /// A task that prefers one of ``defaultLoops`` (`Task(executorPreference:)`) runs on it, but
 /// every switch of executor then costs one more pass through the loop's queue: give such work a
@@ -45,7 +48,7 @@ import Synchronization
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 public enum LoopExecutorFactory {
     /// Made by the runtime's first request, on the main thread, before `main` runs.
-    private static let main = LoopMainExecutor()
+    private static let main = LoopMainExecutor(drainsDispatchMainQueue: true)
     private static let pool = LoopDefaultExecutor(count: defaultLoopCount)
     private static let requested = Atomic<Bool>(false)
 
@@ -60,9 +63,11 @@ public enum LoopExecutorFactory {
     /// The loops that run tasks with no executor preference; empty unless ``isInEffect``.
     public static var defaultLoops: [LoopScheduler] { isInEffect ? pool.loops : [] }
 
-    /// `LOOP_EXECUTOR_FACTORY_LOOPS` when it is a positive number, else the active cores.
+    /// `LOOP_EXECUTOR_FACTORY_LOOPS` when it is a number from 1 to 1,024, else the active cores.
     static var defaultLoopCount: Int {
-        if let value = ProcessInfo.processInfo.environment["LOOP_EXECUTOR_FACTORY_LOOPS"], let count = Int(value), count > 0 {
+        if let value = ProcessInfo.processInfo.environment["LOOP_EXECUTOR_FACTORY_LOOPS"], let count = Int(value),
+            (1...1024).contains(count)
+        {
             return count
         }
         return max(1, ProcessInfo.processInfo.activeProcessorCount)

@@ -4,6 +4,7 @@
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 import CLibUV
 import Dispatch
+import Foundation
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
@@ -18,27 +19,27 @@ import Glibc
 /// runs isolated to this executor, so main-actor code calls main-actor code with no hop. Jobs
 /// enqueued before ``run()`` (the runtime's first, and those of the main function's synchronous
 /// part) wait in the loop's queue and run once it runs. ``stop()`` shuts the loop down: what it
-/// accepted runs first, then ``run()`` returns; main-actor jobs after that run on the loop's
-/// fallback queue, one at a time.
+/// accepted runs first, then ``run()`` returns — under the factory the runtime then ends the
+/// program, so nothing runs main-actor jobs after that.
 ///
 /// The loop drains Dispatch's main queue too, on the main thread, between its own batches:
-/// `DispatchQueue.main` and `Schedulers.main` work under the factory as they do under Dispatch's
-/// own main loop.
-// `loop` and `drainSource` are set in `init` and never change; the rest is the loop's own state or
-// an atomic.
+/// `DispatchQueue.main` and `Schedulers.main` run there. The main queue's blocks and main-actor
+/// jobs are two queues, each in its own order, not one FIFO as under Dispatch's main loop.
+// Immutable after `init` but for the loop's own state and an atomic.
 final class LoopMainExecutor: MainExecutor, @unchecked Sendable {
     /// The loop on the main thread (caller-thread mode: this is created by the runtime on the main
     /// thread, before `main` runs).
     let loop: LoopScheduler
     /// Dispatch's read source on the main queue's eventfd: each readiness schedules one drain on
-    /// the loop.
-    private var drainSource: (any DispatchSourceRead)?
+    /// the loop. Nil for an executor that does not drain it.
+    private let drainSource: (any DispatchSourceRead)?
     private let ran = Atomic<Bool>(false)
 
     /// A loop on the calling thread, which must be the thread that calls ``run()``. With
-    /// `drainsDispatchMainQueue` (the factory's main executor, on the main thread), the loop also
-    /// runs what Dispatch's main queue holds; the tests' executors on threads of their own do not.
-    init(drainsDispatchMainQueue: Bool = true) {
+    /// `drainsDispatchMainQueue` (the factory's main executor), the loop also runs what Dispatch's
+    /// main queue holds, and must be on the main thread; the tests' executors, on threads of their
+    /// own, do not drain it.
+    init(drainsDispatchMainQueue: Bool) {
         do {
             loop = try LoopScheduler(
                 name: "main",
@@ -50,12 +51,18 @@ final class LoopMainExecutor: MainExecutor, @unchecked Sendable {
         } catch {
             fatalError("LoopExecutorFactory: the main loop cannot be set up: \(error)")
         }
+        if drainsDispatchMainQueue {
+            precondition(Thread.isMainThread, "LoopExecutorFactory: the main loop drains Dispatch's main queue on the main thread only")
+            drainSource = Self.drainDispatchMainQueue(on: loop)
+        } else {
+            drainSource = nil
+        }
         loop.core.adoptIdentities(actor: UnownedSerialExecutor(ordinary: self), task: nil)
-        if drainsDispatchMainQueue { drainSource = drainDispatchMainQueue() }
     }
 
     /// Queues a main-actor job on the main loop.
     func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
         loop.core.enqueue(.actorJob(UnownedJob(job)))
     }
 
@@ -85,9 +92,8 @@ final class LoopMainExecutor: MainExecutor, @unchecked Sendable {
 
     /// Watches libdispatch's main-queue eventfd and drains the main queue on the loop whenever it
     /// has work; drains once at once for work queued before the eventfd existed.
-    private func drainDispatchMainQueue() -> any DispatchSourceRead {
+    private static func drainDispatchMainQueue(on loop: LoopScheduler) -> any DispatchSourceRead {
         let descriptor = _dispatch_get_main_queue_handle_4CF()
-        let loop = self.loop
         let drain: @Sendable () -> Void = { _dispatch_main_queue_callback_4CF(nil) }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
         source.setEventHandler {
