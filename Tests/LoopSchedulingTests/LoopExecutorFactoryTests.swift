@@ -92,9 +92,9 @@ struct LoopExecutorFactoryTests {
         // A sleep's wake-up too: one of loop 1's timers.
         let before = executor.loops[1].statistics.timersFired
         try await Task(executorPreference: executor) { try await Task.sleep(for: .milliseconds(1)) }.value
-        await Self.settle(executor)
-        await Self.settle(executor)
-        #expect(executor.loops[1].statistics.timersFired - before >= 1)
+        // Published at the end of the loop's batch, which may still be running when the task's
+        // value arrives.
+        #expect(await eventually { executor.loops[1].statistics.timersFired - before >= 1 })
         await executor.loops[1].shutdown()
     }
 
@@ -109,81 +109,68 @@ struct LoopExecutorFactoryTests {
             return start.duration(to: .now)
         }.value
         #expect(slept >= .milliseconds(10))
-        // The statistics are published at the end of each batch: a round trip through the loop.
-        await Self.settle(executor)
-        await Self.settle(executor)
-        #expect(loop.statistics.timersFired - before >= 5)
+        // Published at the end of the loop's batch, which may still be running when the task's
+        // value arrives.
+        #expect(await eventually { loop.statistics.timersFired - before >= 5 })
         await loop.shutdown()
     }
 
     static var threadNumber: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
-    @Test("main-actor-like calls between two actors of the main executor enqueue nothing more")
-    func mainExecutorJobsRunAsIt() async throws {
-        let made = LockedValue<LoopMainExecutor?>(nil)
+    /// A main executor made on a thread of this test's own (its loop runs on the thread that
+    /// made it, as the factory's runs on the main thread). `beforeRun` runs on that thread first;
+    /// `run()` starts once `gate` is signalled (at once without one). The task ends when `run()`
+    /// returned, with the thread's number.
+    private static func mainExecutorOnOwnThread(
+        gate: DispatchSemaphore? = nil,
+        beforeRun: @escaping @Sendable (LoopMainExecutor) -> Void = { _ in }
+    ) async throws -> (executor: LoopMainExecutor, thread: UInt, running: Task<UInt, Never>) {
+        let made = LockedValue<(LoopMainExecutor, UInt)?>(nil)
         let created = AsyncGate()
         let running = Task {
             await onOwnThread(name: "test.main") {
                 let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
-                made.withLock { $0 = executor }
+                beforeRun(executor)
+                made.withLock { $0 = (executor, threadNumber) }
                 created.open()
+                gate?.wait()
                 try? executor.run()
+                return threadNumber
             }
         }
         await created.wait()
-        let executor = try #require(made.withLock { $0 })
+        let (executor, thread) = try #require(made.withLock { $0 })
+        return (executor, thread, running)
+    }
+
+    @Test("main-actor-like calls between two actors of the main executor enqueue nothing more")
+    func mainExecutorJobsRunAsIt() async throws {
+        let (executor, _, running) = try await Self.mainExecutorOnOwnThread()
         let first = PinnedCounter(executor: executor), second = PinnedCounter(executor: executor)
         let (before, after) = await first.callOther(second, times: 100)
         // Run with another identity, each call to `second` would be a hop through the queue.
         #expect(after - before == 0, "\(after - before) enqueues for 100 calls within the executor")
         executor.stop()
-        await running.value
+        _ = await running.value
     }
 
     @Test("stop() before run(): run() returns once what was queued ran")
     func stopBeforeRun() async throws {
-        let made = LockedValue<LoopMainExecutor?>(nil)
-        let created = AsyncGate()
         let stopped = DispatchSemaphore(value: 0)
         let ran = LockedValue(false)
-        let running = Task {
-            await onOwnThread(name: "test.main") {
-                let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
-                made.withLock { $0 = executor }
-                _ = executor.loop.schedule { ran.withLock { $0 = true } }
-                created.open()
-                stopped.wait()
-                try? executor.run()
-            }
+        let (executor, _, running) = try await Self.mainExecutorOnOwnThread(gate: stopped) { executor in
+            _ = executor.loop.schedule { ran.withLock { $0 = true } }
         }
-        await created.wait()
-        try #require(made.withLock { $0 }).stop()
+        executor.stop()
         stopped.signal()
-        await running.value
+        _ = await running.value
         #expect(ran.withLock { $0 })
     }
 
     @Test("the main executor keeps jobs enqueued before run(), runs them isolated, and stop() ends run()")
     func mainExecutorRunsUntilStopped() async throws {
-        let made = LockedValue<LoopMainExecutor?>(nil)
-        let madeThread = LockedValue<UInt>(0)
         let startRunning = DispatchSemaphore(value: 0)
-        let created = AsyncGate()
-        // The executor's loop runs on the thread that made it, as the factory's runs on the main
-        // thread: a thread of this test's own.
-        let running = Task {
-            await onOwnThread(name: "test.main") {
-                let executor = LoopMainExecutor(drainsDispatchMainQueue: false)
-                made.withLock { $0 = executor }
-                created.open()
-                startRunning.wait()
-                madeThread.withLock { $0 = Self.threadNumber }
-                try? executor.run()
-                return Self.threadNumber
-            }
-        }
-        await created.wait()
-        let executor = try #require(made.withLock { $0 })
+        let (executor, madeThread, running) = try await Self.mainExecutorOnOwnThread(gate: startRunning)
         let pinned = PinnedCounter(executor: executor)
         // Enqueued before run(): kept in the loop's queue.
         let call = Task { await pinned.increment() }
@@ -192,9 +179,9 @@ struct LoopExecutorFactoryTests {
         let (value, isolated, thread) = await call.value
         #expect(value == 1)
         #expect(isolated == true)
-        #expect(thread == madeThread.withLock { $0 })
+        #expect(thread == madeThread)
         executor.stop()
-        #expect(await running.value == madeThread.withLock { $0 })
+        #expect(await running.value == madeThread)
     }
 }
 
