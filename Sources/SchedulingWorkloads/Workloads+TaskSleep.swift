@@ -121,7 +121,7 @@ extension Workloads {
     /// `DefaultExecutorFactory`. The batches keep at most `batch` children alive at once, so the
     /// figure is the steady cost of starting, running and ending one, not the memory of `n` at once.
     public static func spawnChildren(_ n: Int, batch: Int, home: (any Scheduler)?) async -> TaskRun {
-        precondition(batch > 0, "spawn's batch must be positive")
+        if batch < 1 { fatalError("Workloads.spawnChildren: batch must be positive (got \(batch))") }
         let startedHome = AsyncBridge.isCurrent(home)
         let ran = Tally()
         let cpu = Measure.processCPUSeconds()

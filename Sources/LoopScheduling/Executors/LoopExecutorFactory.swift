@@ -48,8 +48,8 @@ import Synchronization
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 public enum LoopExecutorFactory {
     /// Made by the runtime's first request, on the main thread, before `main` runs.
-    private static let main = LoopMainExecutor(drainsDispatchMainQueue: true)
-    private static let pool = LoopDefaultExecutor(count: defaultLoopCount)
+    fileprivate static let main = LoopMainExecutor(drainsDispatchMainQueue: true)
+    fileprivate static let pool = LoopDefaultExecutor(count: defaultLoopCount)
     private static let requested = Atomic<Bool>(false)
 
     /// Whether the runtime took the program's executors from this factory: false when the
@@ -76,9 +76,6 @@ public enum LoopExecutorFactory {
     static func noteRequested() {
         requested.store(true, ordering: .releasing)
     }
-
-    static var mainExecutorObject: LoopMainExecutor { main }
-    static var defaultExecutorObject: LoopDefaultExecutor { pool }
 }
 
 /// The factory itself, as Swift's runtime reads it (`ExecutorFactory`, an SPI of Swift 6.3 that
@@ -89,13 +86,13 @@ extension LoopExecutorFactory: ExecutorFactory {
     /// The main loop's executor: runs the main actor on the main thread.
     public static var mainExecutor: any MainExecutor {
         noteRequested()
-        return mainExecutorObject
+        return main
     }
 
     /// The default loops' executor: runs tasks with no executor preference and their sleeps.
     public static var defaultExecutor: any TaskExecutor {
         noteRequested()
-        return defaultExecutorObject
+        return pool
     }
 }
 #endif
