@@ -641,19 +641,24 @@ double floor_timeouts_churn(int n, int ops, int random_order, double *bytes_per_
 
 // rearm-inplace: the churn's steady state, but each operation pushes one timeout (the oldest, or a
 // random one) back to now + 30 s by updating its key in the heap and sifting it: the timer stays,
-// nothing is freed or allocated.
+// nothing is freed or allocated. As SchedulingWorkloads' `rearm` does, the timer each operation
+// pushes back is drawn before the clock starts (a stream of handles in operation order: the
+// request's connection at hand), so an operation's misses are the timer's and the store's.
 static void rearm_work(void *arg) {
     churn_t *w = arg;
     ftimer_t **ring = malloc(sizeof(ftimer_t *) * w->n);
+    ftimer_t **stream = malloc(sizeof(ftimer_t *) * w->ops);
+    if (!ring || !stream) abort();
     churn_fill(w, ring);
     uint64_t seed = 7;
     int next = 0;
+    for (int op = 0; op < w->ops; op++) stream[op] = ring[churn_pick(w, &seed, &next)];
     int64_t start = now_ns();
     for (int op = 0; op < w->ops; op++) {
-        int index = churn_pick(w, &seed, &next);
-        timer_rearm(w->l, ring[index], now_ns() + 30000000000ll);
+        timer_rearm(w->l, stream[op], now_ns() + 30000000000ll);
     }
     w->per_op = (double)(now_ns() - start) / w->ops;
+    free(stream);
     churn_drain(w, ring);
     countdown_tick(&w->c);
 }
@@ -678,12 +683,15 @@ double floor_rearm_uvtimer(int n, int ops, int random_order) {
     churn_t w = {.n = n, .random_order = random_order};  // for churn_pick's order only
     uint64_t seed = 7;
     int next = 0;
+    uv_timer_t **stream = malloc(sizeof(uv_timer_t *) * ops);  // drawn first, as rearm-inplace's
+    if (!stream) abort();
+    for (int op = 0; op < ops; op++) stream[op] = &handles[churn_pick(&w, &seed, &next)];
     int64_t start = now_ns();
     for (int op = 0; op < ops; op++) {
-        int index = churn_pick(&w, &seed, &next);
-        CHECK(uv_timer_start(&handles[index], uv_never_fires, 30000, 0));
+        CHECK(uv_timer_start(stream[op], uv_never_fires, 30000, 0));
     }
     double result = (double)(now_ns() - start) / ops;
+    free(stream);
     for (int i = 0; i < n; i++) uv_close((uv_handle_t *)&handles[i], NULL);
     CHECK(uv_run(&loop, UV_RUN_ONCE));  // runs the closes; 0: nothing left alive
     CHECK(uv_loop_close(&loop));

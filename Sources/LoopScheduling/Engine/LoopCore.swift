@@ -289,17 +289,33 @@ final class LoopCore: @unchecked Sendable {
     /// where the loop reads it when the timer's bucket moves or when it claims the timer to fire
     /// it, and an earlier deadline is queued so that the loop files the timer again now.
     func rearm(_ timer: LoopTimer, to deadline: Int64) -> Bool {
-        guard ActionLifecycle.beginRearm(timer.state) else { return false }
         if isOnLoopThread {
+            // Only this thread claims and files the timer, and a re-arm from another thread only
+            // writes the deadline (moving it earlier through the queue): a pending timer needs no
+            // transient state here, so the idle-timeout path has no compare-and-exchange. A timer
+            // another thread is re-arming right now waits for that re-arm (`beginRearm`).
+            if timer.state.load(ordering: .relaxed) == ActionLifecycle.pending {
+                timers.rearm(self, timer, to: deadline)
+                return true
+            }
+            guard ActionLifecycle.beginRearm(timer.state) else { return false }
             timers.rearm(self, timer, to: deadline)
             ActionLifecycle.endRearm(timer.state)
             return true
         }
+        guard ActionLifecycle.beginRearm(timer.state) else { return false }
         let earlier = deadline < timer.deadlineBeforePublication
         timer.requestDeadline(deadline)
         ActionLifecycle.endRearm(timer.state)
         if earlier { _ = remote.submit(.rearmed(timer)) }
         return true
+    }
+
+    /// ``rearm(_:to:)`` at `delay` from now, by the timer's clock (a wall-clock timer moves to the
+    /// date `now + delay`).
+    func rearm(_ timer: LoopTimer, after delay: Duration) -> Bool {
+        let now = timer.isWall ? wallNow() : monotonicNow()
+        return rearm(timer, to: DeadlineStore.deadline(after: delay, now: now))
     }
 
     /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.

@@ -90,9 +90,9 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
 
     /// See ``RearmableTimer/rearm(after:)``: a wall-clock timer moves to the date `now + delay`.
     final func rearm(after delay: Duration) -> Bool {
-        guard let core, !isPeriodic else { return false }
-        let now = isWall ? core.wallNow() : core.monotonicNow()
-        return core.rearm(self, to: DeadlineStore.deadline(after: delay, now: now))
+        guard !isPeriodic else { return false }
+        // Optional chaining borrows the loop from the timer: no retain and release of it per call.
+        return core?.rearm(self, after: delay) ?? false
     }
 
     /// See ``RearmableTimer/rearm(at:)``: a monotonic timer moves to the delay from now to `date`.

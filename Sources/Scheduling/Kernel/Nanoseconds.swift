@@ -23,6 +23,7 @@ package enum Nanoseconds {
     /// The one conversion from `Duration` every scheduler uses. It reads the 128-bit attosecond
     /// count, so it never traps: `Duration.components` does, past `Int64` seconds, which valid
     /// durations such as `.seconds(Int64.max) * 2` reach.
+    @inlinable
     package static func of(_ duration: Duration) -> Int64 {
         let attoseconds = duration.attoseconds
         if attoseconds >= 0 {
@@ -49,11 +50,13 @@ package enum Nanoseconds {
     }
 
     /// A delay as a non-negative nanosecond count: negative delays mean "now" (rule 4.9).
+    @inlinable
     package static func delay(_ duration: Duration) -> Int64 {
         max(0, of(duration))
     }
 
     /// `a + b`, saturating.
+    @inlinable
     package static func adding(_ a: Int64, _ b: Int64) -> Int64 {
         let (sum, overflow) = a.addingReportingOverflow(b)
         if overflow { return b > 0 ? .max : .min }
@@ -61,6 +64,7 @@ package enum Nanoseconds {
     }
 
     /// `a - b`, saturating.
+    @inlinable
     package static func subtracting(_ a: Int64, _ b: Int64) -> Int64 {
         let (difference, overflow) = a.subtractingReportingOverflow(b)
         if overflow { return b < 0 ? .max : .min }
