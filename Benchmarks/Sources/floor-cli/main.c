@@ -3,6 +3,7 @@
 //   floor-cli churn N fifo|random     timeouts-churn: ns per op, bytes per pending timer
 //   floor-cli rearm N fifo|random     rearm-inplace: ns per in-place push-back, bytes per timer
 //   floor-cli rearm-uv N fifo|random  rearm-uvtimer: ns per uv_timer_start on a started handle
+//   floor-cli rearm-harness N         rearm's harness alone: ring, ring with retain-like atomics, stream
 //   floor-cli cancel N fifo|random    timers-cancel: ns per schedule+cancel pair
 //   floor-cli fire N                  timers-fire: ns per schedule, seconds until all fired
 //   floor-cli lateness N              lateness p50/p99 (µs) of n timers in [0, 2 s]
@@ -13,7 +14,7 @@
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: floor-cli churn|rearm|rearm-uv|cancel|fire|lateness N [fifo|random]\n");
+        fprintf(stderr, "usage: floor-cli churn|rearm|rearm-uv|rearm-harness|cancel|fire|lateness N [fifo|random]\n");
         return 2;
     }
     int n = atoi(argv[2]);
@@ -33,6 +34,11 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[1], "rearm-uv") == 0) {
         double ns = floor_rearm_uvtimer(n, 1000000, random_order);
         printf("rearm-uv n=%d %s ns/op=%.1f\n", n, random_order ? "random" : "fifo", ns);
+    } else if (strcmp(argv[1], "rearm-harness") == 0) {
+        double ring = 0, fenced = 0, stream = 0;
+        floor_rearm_harness(n, 1000000, &ring, &fenced, &stream);
+        printf("rearm-harness n=%d random ns/op ring=%.1f ring+atomics=%.1f stream+atomics=%.1f\n", n, ring, fenced,
+               stream);
     } else if (strcmp(argv[1], "cancel") == 0) {
         long held = 0;
         double ns = floor_timers_cancel(n, random_order, &held);

@@ -6,7 +6,8 @@ import Synchronization
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
 ///
 /// Every one-shot timer can be re-armed (``RearmableTimer``): its deadline is an atomic that a
-/// re-arm on any thread writes between `ActionLifecycle.beginRearm` and `endRearm`, and that the
+/// re-arm on another thread writes between `ActionLifecycle.beginRearm` and `endRearm` (one on the
+/// loop thread writes it directly: nothing else files or fires the timer meanwhile), and that the
 /// loop reads again once it claimed the timer to fire it (``TimerDriver``), so a re-arm racing the
 /// old deadline either moves it (the loop files it again) or finds it claimed. The store reads the
 /// same field: a deadline pushed later while the timer waits in the wheel is seen when its bucket
@@ -38,7 +39,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     /// queue's wake rule), or as a re-arm on another thread set it.
     final var deadlineBeforePublication: Int64 { storedDeadline.load(ordering: .relaxed) }
 
-    /// A re-arm's write, from any thread, between `ActionLifecycle.beginRearm` and `endRearm`
+    /// A re-arm's write from another thread, between `ActionLifecycle.beginRearm` and `endRearm`
     /// (whose release publishes it).
     @inline(__always)
     final func requestDeadline(_ deadline: Int64) {

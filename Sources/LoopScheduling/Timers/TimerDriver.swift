@@ -18,12 +18,13 @@
 /// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
 ///    ``DeadlineStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
 ///    wake-up (its own take of the queue, ``fileDeferred(_:takenBy:)``) and publishes the promise.
-/// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``) claims it pending
-///    (`ActionLifecycle.beginRearm`). On the loop thread ``rearm(_:_:to:)`` has the store move it:
-///    a later deadline for a timer in the wheel is only written (the bucket's move files it again
-///    by it), anything else moves now. From another thread the deadline is written in the entry;
-///    an earlier one is also queued (``LoopItem/rearmed(_:)``, waking the loop as a new timer
-///    would) and filed again by ``reposition(_:_:)``.
+/// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``). On the loop thread a
+///    pending entry needs no claim (only this thread files and fires it): ``rearm(_:_:to:)`` has the
+///    store move it — a later deadline for a timer in the wheel is only written (the bucket's move
+///    files it again by it), anything else moves now. From another thread the re-arm claims it
+///    pending (`ActionLifecycle.beginRearm`) and writes the deadline in the entry; an earlier one
+///    is also queued (``LoopItem/rearmed(_:)``, waking the loop as a new timer would) and filed
+///    again by ``reposition(_:_:)``.
 /// 5. **Fire or cancel.** The driver's callback calls ``LoopCore/timerFired()``, whose batch runs
 ///    ``fireDue(_:)``: each due one-shot timer is claimed (`beginClaim`), its deadline read once
 ///    more (a re-arm from another thread may have moved it later: it goes back with its

@@ -42,6 +42,13 @@ double floor_rearm_inplace(int n, int ops, int random_order, double *bytes_per_t
 /// libuv's own reset (a remove from its heap and an insert).
 double floor_rearm_uvtimer(int n, int ops, int random_order);
 
+/// The rearm harness alone, in C, with no store: n 64-byte "timers", `ops` operations each
+/// writing one's deadline to now + 30 s, in random order. ns per operation, three ways: found in
+/// a ring (a miss on the ring's slot, then one on the timer); the same with an atomic increment
+/// and decrement of the timer around the write (what Swift's retain and release of a handle do);
+/// and taken from a stream drawn before the clock starts (SchedulingWorkloads' `rearm`).
+void floor_rearm_harness(int n, int ops, double *ring, double *ring_fenced, double *stream);
+
 /// Heap bytes in use (glibc mallinfo2), for the Swift benchmarks' memory figures.
 long floor_heap_bytes_in_use(void);
 
