@@ -294,13 +294,10 @@ final class LoopCore: @unchecked Sendable {
             // writes the deadline (moving it earlier through the queue): a pending timer needs no
             // transient state here, so the idle-timeout path has no compare-and-exchange. A timer
             // another thread is re-arming right now waits for that re-arm (`beginRearm`).
-            if timer.state.load(ordering: .relaxed) == ActionLifecycle.pending {
-                timers.rearm(self, timer, to: deadline)
-                return true
-            }
-            guard ActionLifecycle.beginRearm(timer.state) else { return false }
+            let pending = timer.state.load(ordering: .relaxed) == ActionLifecycle.pending
+            guard pending || ActionLifecycle.beginRearm(timer.state) else { return false }
             timers.rearm(self, timer, to: deadline)
-            ActionLifecycle.endRearm(timer.state)
+            if !pending { ActionLifecycle.endRearm(timer.state) }
             return true
         }
         guard ActionLifecycle.beginRearm(timer.state) else { return false }

@@ -27,10 +27,6 @@ final class RemoteQueue: @unchecked Sendable {
     private struct State {
         var items: [LoopItem] = []
         var rule = LoopWakeRule()
-        #if compiler(>=6.3) && ExperimentalExecutors
-        /// Whether `items` holds a task or a job (what `holdsWork` publishes).
-        var holdsWork = false
-        #endif
     }
 
     private let state = LockedValue(State())
@@ -40,7 +36,7 @@ final class RemoteQueue: @unchecked Sendable {
     /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
     #if compiler(>=6.3) && ExperimentalExecutors
-    /// Whether a task or job waits in `items`, readable without the lock: timers and
+    /// Whether a task or job waits in `items`: written under the lock, read without it. Timers and
     /// cancellations, which may wait up to ``LoopCore/flushInterval`` without waking an idle
     /// loop, do not count. The placement hint of `LoopExecutorFactory`'s default executor (trait
     /// ExperimentalExecutors; without it, nothing of this is compiled).
@@ -92,10 +88,7 @@ final class RemoteQueue: @unchecked Sendable {
             state.items.append(item)
             if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
             #if compiler(>=6.3) && ExperimentalExecutors
-            if !state.holdsWork, item.isWork {
-                state.holdsWork = true
-                holdsWork.store(true, ordering: .relaxed)
-            }
+            if item.isWork, !holdsWork.load(ordering: .relaxed) { holdsWork.store(true, ordering: .relaxed) }
             #endif
             if state.rule.admit(item) { waker!.wake() }
             return true
@@ -174,10 +167,7 @@ final class RemoteQueue: @unchecked Sendable {
         bufferCapacity.store(state.items.capacity, ordering: .relaxed)
         nonEmpty.store(false, ordering: .relaxed)
         #if compiler(>=6.3) && ExperimentalExecutors
-        if state.holdsWork {
-            state.holdsWork = false
-            holdsWork.store(false, ordering: .relaxed)
-        }
+        if holdsWork.load(ordering: .relaxed) { holdsWork.store(false, ordering: .relaxed) }
         #endif
     }
 
