@@ -68,6 +68,11 @@ final class LoopCore: @unchecked Sendable {
     /// thread dropping its last reference mid-batch is the one that runs `deinit` and waits, and
     /// dropping it is what shuts the loop down.
     let currentBox = WeakSchedulerBox()
+    #if DEBUG
+    /// Where a re-arm from another thread may be held between writing its deadline and publishing
+    /// it: the tests of the re-arm protocol's back-off (debug builds only).
+    let rearmWindow = RearmWindow()
+    #endif
 
     /// How often the loop files late arrivals and re-arms before it gives up promising and runs
     /// again instead of blocking.
@@ -281,38 +286,6 @@ final class LoopCore: @unchecked Sendable {
     func scheduleRearmableTimer(_ entry: __owned LoopTimer) -> LoopTimer {
         _ = scheduleTimer(entry)
         return entry
-    }
-
-    /// Moves `timer` to `deadline`, from any thread (``RearmableTimer``). False if it is not
-    /// pending. On the loop thread the store moves it (lazily when later, see
-    /// ``DeadlineStore/rearm(_:to:)``); from another thread the deadline is written in place,
-    /// where the loop reads it when the timer's bucket moves or when it claims the timer to fire
-    /// it, and an earlier deadline is queued so that the loop files the timer again now.
-    func rearm(_ timer: LoopTimer, to deadline: Int64) -> Bool {
-        if isOnLoopThread {
-            // Only this thread claims and files the timer, and a re-arm from another thread only
-            // writes the deadline (moving it earlier through the queue): a pending timer needs no
-            // transient state here, so the idle-timeout path has no compare-and-exchange. A timer
-            // another thread is re-arming right now waits for that re-arm (`beginRearm`).
-            let pending = timer.state.load(ordering: .relaxed) == ActionLifecycle.pending
-            guard pending || ActionLifecycle.beginRearm(timer.state) else { return false }
-            timers.rearm(self, timer, to: deadline)
-            if !pending { ActionLifecycle.endRearm(timer.state) }
-            return true
-        }
-        guard ActionLifecycle.beginRearm(timer.state) else { return false }
-        let earlier = deadline < timer.deadlineBeforePublication
-        timer.requestDeadline(deadline)
-        ActionLifecycle.endRearm(timer.state)
-        if earlier { _ = remote.submit(.rearmed(timer)) }
-        return true
-    }
-
-    /// ``rearm(_:to:)`` at `delay` from now, by the timer's clock (a wall-clock timer moves to the
-    /// date `now + delay`).
-    func rearm(_ timer: LoopTimer, after delay: Duration) -> Bool {
-        let now = timer.isWall ? wallNow() : monotonicNow()
-        return rearm(timer, to: DeadlineStore.deadline(after: delay, now: now))
     }
 
     /// Queues a job: on the loop while it accepts jobs (open or draining), else on the fallback.

@@ -16,8 +16,9 @@
 ///   `(deadline, sequence)` order; a periodic timer comes back through
 ///   ``reinsertAfterTick(_:monotonicNow:)`` at its next grid point.
 /// - **Moving and leaving.** ``remove(_:)`` is O(1) in the wheel, O(log n) in a heap; a re-arm to
-///   a later deadline in the wheel only writes it (``WheeledHeap/rearm(_:to:)``). Emptied heaps
-///   give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
+///   a later deadline in the wheel only writes it (``WheeledHeap/rearm(_:to:)``); ``reposition(_:)``,
+///   ``refile(_:sequence:)`` and ``park(_:sequence:)`` are the re-arm protocol's (Docs/Design.md
+///   §4.13). Emptied heaps give their memory back in ``giveBackMemory(monotonicNow:wallNow:)``.
 ///
 /// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
 ///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
@@ -174,6 +175,19 @@ struct DeadlineStore: ~Copyable {
     /// later): back in, with the sequence it was first filed with.
     mutating func refile(_ timer: LoopTimer, sequence: UInt64) {
         if timer.isWall { wall.insert(timer, sequence: sequence) } else { monotonic.insert(timer, sequence: sequence) }
+    }
+
+    /// A popped one-shot timer whose deadline a re-arm on another thread is writing (it left the
+    /// timer to that re-arm): filed with its sequence where it cannot come due, until the re-arm
+    /// queues it and ``reposition(_:)`` files it by its new deadline. Until then the filed key
+    /// (never) is later than the entry's deadline, and a dispose or shutdown finds it as usual.
+    mutating func park(_ timer: LoopTimer, sequence: UInt64) {
+        let reference = Unmanaged.passRetained(timer)
+        if timer.isWall {
+            wall.insert(retained: reference, deadline: Nanoseconds.never, sequence: sequence)
+        } else {
+            monotonic.heap.insert(retained: reference, deadline: Nanoseconds.never, sequence: sequence)
+        }
     }
 
     /// Moves a filed one-shot timer to `deadline`, keeping its sequence: lazily when later and in

@@ -5,14 +5,10 @@ import Synchronization
 /// A one-shot timer: a task with a deadline, 56 bytes — one 64-byte allocator chunk. Its
 /// sequence number lives only in the heap's node, its slot in `LoopWork`'s padding.
 ///
-/// Every one-shot timer can be re-armed (``RearmableTimer``): its deadline is an atomic that a
-/// re-arm on another thread writes between `ActionLifecycle.beginRearm` and `endRearm` (one on the
-/// loop thread writes it directly: nothing else files or fires the timer meanwhile), and that the
-/// loop reads again once it claimed the timer to fire it (``TimerDriver``), so a re-arm racing the
-/// old deadline either moves it (the loop files it again) or finds it claimed. The store reads the
-/// same field: a deadline pushed later while the timer waits in the wheel is seen when its bucket
-/// moves (``WheeledHeap/rearm(_:to:)``); an earlier one from another thread is queued as
-/// ``LoopItem/rearmed(_:)``, like a new timer.
+/// Every one-shot timer can be re-armed (``RearmableTimer``). Its deadline is an atomic: written by
+/// the loop's store, and by a re-arm on another thread between `ActionLifecycle.beginRearm` and
+/// `endRearm`; the protocol (who may write it when, and how the loop learns of it) is written once,
+/// in Docs/Design.md §4.13 ("Re-arm in place") and `ActionLifecycle+Rearm.swift`.
 // Heap fields are loop-confined once published; the deadline is atomic; the rest follows
 // LoopWork's state machine.
 class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unchecked Sendable {
@@ -24,7 +20,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
 
     /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`. Final, so the
     /// heap reaches it without the vtable. The store's writes are loop-confined (debug builds check
-    /// the loop thread); a re-arm from another thread writes it through ``requestDeadline(_:)``.
+    /// the loop thread); a re-arm from another thread writes it through ``exchangeDeadline(_:)``.
     final var deadline: Int64 {
         @inline(__always) get {
             storedDeadline.load(ordering: .relaxed)
@@ -40,10 +36,12 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     final var deadlineBeforePublication: Int64 { storedDeadline.load(ordering: .relaxed) }
 
     /// A re-arm's write from another thread, between `ActionLifecycle.beginRearm` and `endRearm`
-    /// (whose release publishes it).
+    /// (whose release publishes it). Returns the deadline it replaced — the loop's own latest write
+    /// included — so that the re-arm queues the timer to be filed again exactly when the new
+    /// deadline is earlier than the one the store may have filed it by (Design.md §4.13).
     @inline(__always)
-    final func requestDeadline(_ deadline: Int64) {
-        storedDeadline.store(deadline, ordering: .relaxed)
+    final func exchangeDeadline(_ deadline: Int64) -> Int64 {
+        storedDeadline.exchange(deadline, ordering: .relaxed)
     }
 
     /// The timer's place in the store (a heap slot, a wheel position, or -1): loop-confined, in

@@ -18,18 +18,15 @@
 /// 3. **Wake.** Before the loop blocks, ``armAndPromise(_:now:)`` arms the driver for the store's
 ///    ``DeadlineStore/nextWake(monotonicNow:wallNow:flushBy:)``, files what arrived without a
 ///    wake-up (its own take of the queue, ``fileDeferred(_:takenBy:)``) and publishes the promise.
-/// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``). On the loop thread a
-///    pending entry needs no claim (only this thread files and fires it): ``rearm(_:_:to:)`` has the
-///    store move it — a later deadline for a timer in the wheel is only written (the bucket's move
-///    files it again by it), anything else moves now. From another thread the re-arm claims it
-///    pending (`ActionLifecycle.beginRearm`) and writes the deadline in the entry; an earlier one
-///    is also queued (``LoopItem/rearmed(_:)``, waking the loop as a new timer would) and filed
-///    again by ``reposition(_:_:)``.
+/// 4. **Re-arm.** `rearm(after:)` on the entry (``LoopCore/rearm(_:to:)``): on the loop thread the
+///    store moves it (``rearm(_:_:to:)``); from another thread the deadline is written in the entry
+///    and, when the loop must file it again, queued (``LoopItem/rearmed(_:)``, filed by
+///    ``reposition(_:_:)``). The protocol, and why the loop never waits in it: Docs/Design.md §4.13.
 /// 5. **Fire or cancel.** The driver's callback calls ``LoopCore/timerFired()``, whose batch runs
-///    ``fireDue(_:)``: each due one-shot timer is claimed (`beginClaim`), its deadline read once
-///    more (a re-arm from another thread may have moved it later: it goes back with its
-///    sequence), and run. A disposed timer leaves through ``remove(_:_:)``, at once on the loop
-///    thread, or when the loop next takes its queue.
+///    ``fireDue(_:)``: each due one-shot timer is claimed and its deadline read once more (moved
+///    later: filed again with its sequence; being re-armed on another thread: parked until that
+///    re-arm queues it), then run. A disposed timer leaves through ``remove(_:_:)``, at once on the
+///    loop thread, or when the loop next takes its queue.
 final class TimerDriver {
     /// The store and what the filing of deferred items needs, confined together.
     struct State: ~Copyable {
@@ -223,17 +220,32 @@ final class TimerDriver {
         wallLateness: Int64?
     ) -> Bool {
         guard timer.isPeriodic else {
-            guard ActionLifecycle.beginClaim(timer.state) else {
+            switch ActionLifecycle.beginClaim(timer.state) {
+            case .claimed: break
+            case .leftToRearm:
+                // Another thread is writing its deadline: filed where it cannot come due, until that
+                // re-arm queues it to be filed again (never waiting for it: Design.md §4.13).
+                state.value.store.park(timer, sequence: sequence)
+                return false
+            case .notPending:
                 core.reporter.disposedBeforeRun()
                 return true
             }
             // Claimed, so no re-arm can write the deadline now: this read is its last word.
             guard timer.deadline <= now else {
-                ActionLifecycle.abortClaim(timer.state)
-                state.value.store.refile(timer, sequence: sequence)
+                // Moved later by a re-arm from another thread: back in with its sequence.
+                if ActionLifecycle.abortClaim(timer.state) {
+                    state.value.store.refile(timer, sequence: sequence)
+                } else {
+                    core.reporter.disposedBeforeRun()
+                }
                 return false
             }
-            ActionLifecycle.commitClaim(timer.state)
+            // Disposed during the claim: the disposer released the closure; it never runs.
+            guard ActionLifecycle.commitClaim(timer.state) else {
+                core.reporter.disposedBeforeRun()
+                return true
+            }
             let action = timer.action.take()
             core.reporter.timerFired(lateness: lateness)
             if let action { action() } else { timer.fireHandler() }

@@ -19,6 +19,10 @@ import Foundation
 /// - Racing the old deadline on another thread, exactly one of the two wins: the re-arm (it
 ///   returns `true`, the action runs once, at the new deadline) or the firing (it returns `false`,
 ///   the action ran, or runs, at the old one). Never lost, never run twice.
+/// - Racing a `dispose()` on another thread: if the dispose comes first, the re-arm returns `false`;
+///   either way the action never runs once `dispose()` has returned.
+/// - Two re-arms of one timer at once, on different threads: both return `true`, and the action
+///   runs once, at the deadline of the one that finished last.
 /// - Among timers due at the same time, a re-armed timer keeps the place of its first scheduling
 ///   (rule 3: equal deadlines run in scheduling order, and re-arming does not reschedule it).
 ///

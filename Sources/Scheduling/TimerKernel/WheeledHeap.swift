@@ -108,8 +108,10 @@ package struct WheeledHeap<Entry: HeapSlotEntry>: ~Copyable {
 /// An entry whose deadline its store may change: a timer that can be pushed back.
 @usableFromInline
 package protocol RearmableEntry: HeapSlotEntry {
-    /// When the entry is due. Written only by ``WheeledHeap/rearm(_:to:)`` while the entry is in
-    /// a store.
+    /// When the entry is due. The store writes it in ``WheeledHeap/rearm(_:to:)``; an owner may
+    /// let it be written elsewhere too (the loop's timers: a re-arm from another thread writes it in
+    /// place, and the loop reads it again when the entry's bucket moves or when it pops the entry:
+    /// Docs/Design.md §4.13), so a filed key may be earlier than the entry's deadline.
     var deadline: Int64 { get set }
 }
 
