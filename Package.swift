@@ -82,7 +82,10 @@ let package = Package(
             providers: [.apt(["libuv1-dev"]), .brew(["libuv"])]
         ),
         .target(name: "Scheduling", swiftSettings: strictSettings),
-        .target(name: "LoopScheduling", dependencies: ["Scheduling", "CLibUV"], swiftSettings: strictSettings),
+        // The loop engine, without libuv or SwiftNIO: the batches, the remote queue, the timer store
+        // and its path, shutdown. LoopScheduling runs it on libuv; no product of its own.
+        .target(name: "LoopEngine", dependencies: ["Scheduling"], swiftSettings: strictSettings),
+        .target(name: "LoopScheduling", dependencies: ["Scheduling", "LoopEngine", "CLibUV"], swiftSettings: strictSettings),
         .target(name: "CProcessStats"),
         .target(
             name: "SchedulingCombine",
@@ -179,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "LoopSchedulingTests",
             dependencies: [
-                "LoopScheduling", "Scheduling", "LoopSchedulingTestSupport", "LoopLimitsProbe",
+                "LoopScheduling", "LoopEngine", "Scheduling", "LoopSchedulingTestSupport", "LoopLimitsProbe",
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
             swiftSettings: strictSettings

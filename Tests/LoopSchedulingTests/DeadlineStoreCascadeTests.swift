@@ -1,6 +1,7 @@
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// A big wheel bucket moves down a chunk per look (`TimerWheel.Cascade`), so that moving thousands

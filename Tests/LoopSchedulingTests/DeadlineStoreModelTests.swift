@@ -1,6 +1,7 @@
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// The timer store (wheel + heaps) against a plain reference model, on seeded random scripts that

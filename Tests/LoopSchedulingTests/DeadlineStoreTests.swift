@@ -5,6 +5,7 @@ import Testing
 import Glibc
 #endif
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// The timer store without a loop: ordering, cancellation, waking, periodic re-arming and memory.

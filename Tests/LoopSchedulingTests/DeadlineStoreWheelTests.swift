@@ -1,6 +1,7 @@
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// The wheel in front of the heap, case by case: full level-0 buckets, far cancels and `Int64`

@@ -5,6 +5,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// The async layer on the loop (Docs/Design.md §8.3–8.5): what only a scheduler that shuts down can

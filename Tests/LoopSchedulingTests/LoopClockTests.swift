@@ -5,6 +5,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// A real client of `SchedulerClock` on a loop: swift-async-algorithms' own operators, run on the

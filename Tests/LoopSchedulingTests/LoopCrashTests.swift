@@ -2,6 +2,7 @@ import Foundation
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 import LoopSchedulingTestSupport
 

@@ -6,6 +6,7 @@ import LoopSchedulingTestSupport
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// `LoopExecutorFactory`'s two executors, each made directly (a test process cannot name a

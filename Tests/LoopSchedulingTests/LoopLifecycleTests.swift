@@ -4,6 +4,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 import LoopSchedulingTestSupport
 
@@ -180,7 +181,7 @@ struct LoopLifecycleTests {
             weakLoop.withLock { $0.loop = loop }
             return loop?.core
         })
-        let thread = try #require(core.thread)
+        let thread = try #require(core.ownThread as? LoopThread)
         if shutDownFirst {
             // Its thread has ended when the last reference goes, and nobody joined it.
             LoopShutdown.begin(core)

@@ -3,6 +3,7 @@ import LoopSchedulingTestSupport
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 #if canImport(Glibc)

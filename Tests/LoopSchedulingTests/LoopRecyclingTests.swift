@@ -3,6 +3,7 @@ import Synchronization
 import LoopSchedulingTestSupport
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// Entry reuse (issue 9): entries the caller dropped are reused on the loop thread; entries anyone

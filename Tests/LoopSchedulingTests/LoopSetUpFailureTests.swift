@@ -3,6 +3,7 @@ import Foundation
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 import LoopSchedulingTestSupport
 

@@ -4,6 +4,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 import LoopSchedulingTestSupport
 

@@ -6,6 +6,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @_spi(ExperimentalScheduling) @testable import LoopScheduling
 
 /// An actor pinned to a loop whose method sleeps with a plain `Task.sleep`.

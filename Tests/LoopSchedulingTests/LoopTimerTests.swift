@@ -5,6 +5,7 @@ import Synchronization
 import LoopSchedulingTestSupport
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 @Suite("LoopScheduler timers")

@@ -6,6 +6,7 @@ import Scheduling
 import Synchronization
 import LoopSchedulingTestSupport
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// A metrics delegate that, once armed, stops the loop in its next prepare callback until the test

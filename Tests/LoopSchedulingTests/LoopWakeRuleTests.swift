@@ -1,6 +1,7 @@
 import Scheduling
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// ``LoopWakeRule``, the one place that decides which submission from another thread wakes the

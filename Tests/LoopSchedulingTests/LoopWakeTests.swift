@@ -5,6 +5,7 @@ import Synchronization
 import LoopSchedulingTestSupport
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// Counts the loop's iterations exactly: the delegate hears every one, as it ends.
@@ -80,7 +81,7 @@ struct LoopWakeTests {
         let loop = try Self.makeLoop("wake-later", driver: driver, delegate: hold)
         hold.watch(loop)
         // Swapped in before anything is submitted; this thread is the only one that submits.
-        let wakes = WakeCounter(forwardingTo: loop.core.handles)
+        let wakes = WakeCounter(forwardingTo: loop.core.driver)
         loop.core.remote.setWaker(wakes)
         try await shuttingDown(loop) {
             defer { hold.stopHolding() }

@@ -5,6 +5,7 @@ import LoopSchedulingTestSupport
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// Rule 13's protocol never makes the loop wait for another thread (Docs/Design.md §4.13): a re-arm

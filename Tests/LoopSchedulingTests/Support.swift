@@ -4,6 +4,7 @@ import Scheduling
 import Synchronization
 import Testing
 
+@testable import LoopEngine
 @testable import LoopScheduling
 
 /// Clocks the tests can step: real time plus an offset, or a frozen monotonic reading.

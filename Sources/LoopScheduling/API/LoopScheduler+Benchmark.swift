@@ -1,3 +1,4 @@
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 
 /// Which timer driver wakes a benchmark's LoopScheduler.

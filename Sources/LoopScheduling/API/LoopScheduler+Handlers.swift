@@ -1,4 +1,5 @@
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 
 /// Closure-free timers on the loop (what `sleep`, `withTimeout` and `ticks` use): the handler is
@@ -11,17 +12,7 @@ extension LoopScheduler {
     /// another within it; a lone timer still fires at its deadline.
     @discardableResult
     public func schedule(_ start: TimerStart, leeway: Duration, handler: some SchedulerTimerHandler) -> any Disposable {
-        core.scheduleTimer(handlerTimer(start, leeway: leeway, handler: handler))
-    }
-
-    /// A one-shot entry holding `handler`, due at `start` (plain or re-armable: the same entry).
-    func handlerTimer<Handler: SchedulerTimerHandler>(
-        _ start: TimerStart,
-        leeway: Duration,
-        handler: Handler
-    ) -> HandlerLoopTimer<Handler> {
-        let (deadline, isWall) = firstDeadline(start)
-        return HandlerLoopTimer(core: core, deadline: deadline, isWall: isWall, leeway: Nanoseconds.of(leeway), handler: handler)
+        core.scheduleTimer(start, leeway: leeway, handler: handler)
     }
 
     /// See `DateScheduler.schedule(_:handler:)`. When the loop shuts down, the handler hears

@@ -1,4 +1,5 @@
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 
 /// Re-armable timers on the loop: the idle timeout pushed back per request. The handle is the timer
@@ -19,8 +20,7 @@ extension LoopScheduler {
     ) -> any RearmableTimer {
         BadInput.checkLeeway(leeway, method: "LoopScheduler.scheduleRearmable(_:leeway:_:)")
         if leeway > .zero { return scheduleRearmable(start, leeway: leeway, handler: ClosureHandler(fire: action)) }
-        let (deadline, isWall) = firstDeadline(start)
-        return core.scheduleRearmableTimer(core.makeTimer(deadline: deadline, isWall: isWall, action: consume action))
+        return core.scheduleRearmable(start, consume action)
     }
 
     /// See `DateScheduler.scheduleRearmable(_:leeway:handler:)`: the handler stays in the entry
@@ -32,7 +32,7 @@ extension LoopScheduler {
         handler: some SchedulerTimerHandler
     ) -> any RearmableTimer {
         BadInput.checkLeeway(leeway, method: "LoopScheduler.scheduleRearmable(_:leeway:handler:)")
-        return core.scheduleRearmableTimer(handlerTimer(start, leeway: leeway, handler: handler))
+        return core.scheduleRearmable(start, leeway: leeway, handler: handler)
     }
 }
 

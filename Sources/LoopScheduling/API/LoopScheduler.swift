@@ -1,4 +1,5 @@
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
@@ -137,7 +138,7 @@ public final class LoopScheduler: DateScheduler {
             driver: .preferred
         )
         scheduler.performAsCurrent { body(scheduler) }
-        scheduler.core.runOwnedLoop()
+        LibUVEngine.runOwnedLoop(scheduler.core)
     }
 
     /// For tests and benchmarks: the same, with the clocks, the timer driver and a set-up step to
@@ -154,7 +155,7 @@ public final class LoopScheduler: DateScheduler {
         faults: LoopSetUpFaults = .none,
         metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
     ) throws {
-        let core = try LoopCore(
+        let core = try LibUVEngine.make(
             name: name,
             mode: mode,
             adopting: loop,
@@ -165,8 +166,7 @@ public final class LoopScheduler: DateScheduler {
         )
         self.name = name
         self.core = core
-        core.currentBox.scheduler = self
-        core.taskExecutor = asUnownedTaskExecutor()
+        core.bind(publicObject: self)
     }
 
     /// A loop on its own thread with the given clocks, driver and injected set-up fault.
@@ -188,11 +188,11 @@ public final class LoopScheduler: DateScheduler {
 
     /// The wall clock (as the scheduler reads it).
     public var now: Date {
-        Date(timeIntervalSince1970: Double(core.wallNow()) / 1e9)
+        core.wallClockDate
     }
 
     /// A snapshot of the loop's counters. See ``LoopStatistics``.
-    public var statistics: LoopStatistics { core.reporter.published.snapshot }
+    public var statistics: LoopStatistics { LoopStatistics(core.statisticsSnapshot) }
 
     /// Schedules `action` to run on the loop as soon as possible.
     ///
@@ -205,7 +205,7 @@ public final class LoopScheduler: DateScheduler {
     ///   that an action which has not started will not start.
     @discardableResult
     public func schedule(_ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        core.schedule(consume action)
+        core.scheduleTask(consume action)
     }
 
     /// Schedules `action` no earlier than `delay` after this call, by the monotonic clock, at
@@ -213,8 +213,7 @@ public final class LoopScheduler: DateScheduler {
     /// as `.seconds(Int64.max)`) stays pending, without waking the loop, until disposed.
     @discardableResult
     public func schedule(after delay: Duration, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
-        let deadline = DeadlineStore.deadline(after: delay, now: core.monotonicNow())
-        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: false, action: consume action))
+        core.scheduleTimer(after: delay, consume action)
     }
 
     /// Schedules `action` no earlier than the wall clock reaching `date`, also when the clock is
@@ -224,8 +223,7 @@ public final class LoopScheduler: DateScheduler {
     @discardableResult
     public func schedule(at date: Date, _ action: __owned @escaping @Sendable () -> Void) -> any Disposable {
         BadInput.checkDate(date, method: "LoopScheduler.schedule(at:)")
-        let deadline = Nanoseconds.sinceEpoch(date)
-        return core.scheduleTimer(core.makeTimer(deadline: deadline, isWall: true, action: consume action))
+        return core.scheduleTimer(at: date, consume action)
     }
 
     /// See `DateScheduler.schedule(_:_:)`: a wall-clock start follows the wall clock (stepped
@@ -249,35 +247,13 @@ public final class LoopScheduler: DateScheduler {
         return schedulePeriodic(checkedSchedule(.after(delay), interval, leeway, call: call), tick: action)
     }
 
-    /// A timer's first deadline, read from its clock now: monotonic nanoseconds, or wall-clock
-    /// nanoseconds since 1970 (then `isWall`).
-    func firstDeadline(_ start: TimerStart) -> (deadline: Int64, isWall: Bool) {
-        switch start {
-        case .after(let delay): (DeadlineStore.deadline(after: delay, now: core.monotonicNow()), false)
-        case .at(let date): (Nanoseconds.sinceEpoch(date), true)
-        }
-    }
-
-    /// The one path of every periodic timer on the loop (closure, missed-tick count, handler):
-    /// makes the entry, its first deadline read from the right clock now, and queues it.
-    /// `cancelledByScheduler` is set before the entry is queued, so a loop that already shut down
-    /// and refuses the timer still calls it.
+    /// The one path of every periodic timer on the loop (closure, missed-tick count, handler).
     func schedulePeriodic(
         _ schedule: PeriodicSchedule,
         tick: @escaping @Sendable (_ missedTicks: Int) -> Void,
         cancelledByScheduler: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
-        let (deadline, isWall) = firstDeadline(schedule.start)
-        let timer = PeriodicLoopTimer(
-            core: core,
-            deadline: deadline,
-            isWall: isWall,
-            interval: schedule.intervalNanoseconds,
-            leeway: schedule.leewayNanoseconds,
-            tick: tick
-        )
-        timer.onCancelledByScheduler = cancelledByScheduler
-        return core.scheduleTimer(timer)
+        core.schedulePeriodic(schedule, tick: tick, cancelledByScheduler: cancelledByScheduler)
     }
 
     /// Shuts the loop down and waits, blocking the calling thread, until it is closed: for
@@ -344,11 +320,11 @@ public final class LoopScheduler: DateScheduler {
     /// that step an injected clock.
     package func wallClockDidChange() {
         let core = self.core
-        _ = core.schedule { core.wallClockChanged() }
+        _ = core.scheduleTask { core.wallClockChanged() }
     }
 }
 
 extension LoopScheduler: MonotonicTimeSource {
     /// The loop's monotonic clock (an injected one under test).
-    package var monotonicNanoseconds: Int64 { core.monotonicNow() }
+    package var monotonicNanoseconds: Int64 { core.monotonicNanoseconds }
 }

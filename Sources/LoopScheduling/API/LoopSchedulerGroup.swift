@@ -1,3 +1,4 @@
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 

@@ -1,5 +1,6 @@
 import CLibUV
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ import Glibc
 /// ```
 // `thread` is written once by `start` before any other thread sees the object; `state` only under
 // `condition`.
-final class LoopThread: @unchecked Sendable {
+final class LoopThread: LoopOwnThread, @unchecked Sendable {
     enum JoinState {
         case running
         /// Nobody will join: the thread detaches itself when its body returns.
@@ -144,44 +145,5 @@ final class LoopThread: @unchecked Sendable {
             break
         }
         condition.unlock()
-    }
-}
-
-/// Marks the threads that run a loop, so that a `shutdown()` called on one never blocks waiting for
-/// another loop (two loops shutting each other down from inside actions would deadlock). A
-/// pthread key, set for the whole life of an own loop thread, for `run(name:_:)`'s caller while it
-/// runs the loop, and around every batch of an adopted loop.
-enum LoopThreadMarker {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let rc = pthread_key_create(&key, nil)
-        precondition(rc == 0, "pthread_key_create failed for the loop-thread key: \(rc)")
-        return key
-    }()
-
-    /// A non-null value that points at nothing: the key only records presence.
-    private static var marker: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
-
-    /// Whether the calling thread is running a loop.
-    static var isLoopThread: Bool { pthread_getspecific(key) != nil }
-
-    static func markCurrentThread() {
-        let rc = pthread_setspecific(key, marker)
-        precondition(rc == 0, "pthread_setspecific failed for the loop-thread key: \(rc)")
-    }
-
-    /// Marks the thread until the matching ``leave(_:)``, unless it is marked already (an own
-    /// loop thread, or nested). Returns whether it marked it, for `leave`.
-    @inline(__always)
-    static func enter() -> Bool {
-        guard !isLoopThread else { return false }
-        markCurrentThread()
-        return true
-    }
-
-    /// Ends what ``enter()`` began: unmarks the thread if that call marked it.
-    @inline(__always)
-    static func leave(_ marked: Bool) {
-        if marked { pthread_setspecific(key, nil) }
     }
 }

@@ -1,4 +1,5 @@
 import CLibUV
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
@@ -21,7 +22,7 @@ import Glibc
 /// handle closes (the core sends and closes under one lock). Every other method that touches the
 /// handles' state asserts the loop thread in debug builds, as the engine's parts do; set-up and a
 /// failed set-up's release run before any loop thread exists, with no core to ask.
-final class UVHandles: LoopWaker {
+final class UVHandles: LoopDriver {
     let loop: UnsafeMutablePointer<uv_loop_t>
     let ownsLoop: Bool
     /// The engine the callbacks drive. Strong until the last close callback (the cycle with the
@@ -212,7 +213,10 @@ final class UVHandles: LoopWaker {
     }
 
     /// libuv's cached loop time in milliseconds, refreshed when the poll returns: free to read.
-    var loopTimeMillis: UInt64 { uv_now(loop) }
+    var loopTimeMillis: UInt64? { uv_now(loop) }
+
+    /// libuv's prepare handle calls ``LoopCore/prepareFired()`` before every poll.
+    var preparesBeforeEveryBlock: Bool { true }
 
     // MARK: Idle (keeps the loop from blocking while local work is pending)
 

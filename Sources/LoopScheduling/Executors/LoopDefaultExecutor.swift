@@ -3,6 +3,7 @@
 // the next toolchain may not compile. Without the trait nothing of this file is compiled.
 @_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
@@ -69,7 +70,7 @@ final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Se
     /// Queues the job of a task with no executor preference (see the type's discussion).
     func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
-        loop().core.enqueue(.taskJob(UnownedJob(job)))
+        loop().core.enqueueTaskJob(UnownedJob(job))
     }
 
     /// Files the wake-up of a sleep until `instant` of `clock` as one of a loop's timers, with
@@ -101,13 +102,13 @@ final class LoopDefaultExecutor: TaskExecutor, SchedulingExecutor, @unchecked Se
         if let marked = pthread_getspecific(threadLoop) {
             return loops[Int(bitPattern: marked) - 1]
         }
-        for loop in loops where loop.core.lifecycle.isOpen && !loop.core.remote.mayHoldWork {
+        for loop in loops where loop.core.isOpen && !loop.core.mayHoldWork {
             return loop
         }
         let start = (cursor.add(1, ordering: .relaxed).newValue & Int.max) % loops.count
         for offset in 0..<loops.count {
             let loop = loops[(start + offset) % loops.count]
-            if loop.core.lifecycle.isOpen { return loop }
+            if loop.core.isOpen { return loop }
         }
         return loops[start]
     }

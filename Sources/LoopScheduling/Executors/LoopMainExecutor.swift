@@ -5,6 +5,7 @@
 import CLibUV
 import Dispatch
 import Foundation
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
@@ -63,7 +64,7 @@ final class LoopMainExecutor: MainExecutor, @unchecked Sendable {
     /// Queues a main-actor job on the main loop.
     func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
-        loop.core.enqueue(.actorJob(UnownedJob(job)))
+        loop.core.enqueueActorJob(UnownedJob(job))
     }
 
     /// Runs the main loop on the calling thread (the main thread) until ``stop()``. A second call
@@ -72,7 +73,7 @@ final class LoopMainExecutor: MainExecutor, @unchecked Sendable {
         if ran.exchange(true, ordering: .relaxed) {
             fatalError("LoopExecutorFactory: the main executor's run() was called twice; the main loop runs once")
         }
-        loop.core.runOwnedLoop()
+        LibUVEngine.runOwnedLoop(loop.core)
     }
 
     /// Shuts the main loop down: ``run()`` returns once what it accepted ran.

@@ -1,3 +1,4 @@
+import LoopEngine
 @_spi(SchedulerEngine) import Scheduling
 
 /// Swift concurrency on the loop: actors pinned to it and tasks that prefer it (the Concurrency
@@ -40,13 +41,13 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     /// instead; a job handed here runs as a task's, not isolated to any actor.
     public func enqueue(_ job: consuming ExecutorJob) {
         EnqueueProbe.record(self)
-        core.enqueue(.taskJob(UnownedJob(job)))
+        core.enqueueTaskJob(UnownedJob(job))
     }
 
     /// The loop's executor for actors: pin an actor to the loop by returning this from its
     /// `unownedExecutor`. Its jobs share the loop's FIFO with ``schedule(_:)`` and task jobs.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        core.unownedActorExecutor
+        core.actorExecutorReference
     }
 
     /// The scheduler as a task's preferred executor.
@@ -66,28 +67,5 @@ extension LoopScheduler: SerialExecutor, TaskExecutor {
     /// host's own callback (adopted mode), which is not the scheduler's context.
     public func isIsolatingCurrentContext() -> Bool? {
         core.isIsolatingItsContext
-    }
-}
-
-/// The loop's engine runs the jobs of actors pinned to it: the shared ``ActorExecutor`` (which
-/// every executor-providing scheduler hands its actors) enqueues them here, into the loop's FIFO.
-extension LoopCore: ActorJobRunner {
-    func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
-        enqueue(.actorJob(job))
-    }
-
-    /// True inside this loop's actions and jobs: on its thread within a batch, or on its fallback
-    /// queue after it closed.
-    var isIsolatingItsContext: Bool {
-        if isOnLoopThread { return runner.inBatch }
-        return fallback.isCurrent
-    }
-
-    var isolationDescription: String { "LoopScheduler '\(name)'" }
-
-    func checkIsolated(function: String) {
-        if !isIsolatingItsContext {
-            fatalError("\(function): not running on the loop '\(name)' (expected one of its actions or jobs)")
-        }
     }
 }

@@ -2,6 +2,7 @@
 // The package trait ExperimentalExecutors (off by default): Swift's unsettled executor SPIs, which
 // the next toolchain may not compile. Without the trait nothing of this file is compiled.
 @_spi(ExperimentalScheduling) import _Concurrency
+import LoopEngine
 import Scheduling
 
 /// `Task.sleep` served by the loop (trait `ExperimentalExecutors`, <doc:ExperimentalExecutors>).

@@ -21,6 +21,8 @@ package enum CurrentScheduler {
         /// A scheduler held weakly, for a whole batch of actions (the loop engine): shown when no
         /// scheduler is set strongly on top of it.
         var weak: WeakSchedulerBox?
+        /// Whether the thread runs a loop (the loop engine's `LoopThreadMarker`).
+        var isLoopThread = false
     }
 
     /// What the slot held before ``enterBatch(_:)``, to put back with ``leaveBatch(_:)``.
@@ -47,6 +49,13 @@ package enum CurrentScheduler {
         let rc = pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
         precondition(rc == 0, "pthread_setspecific failed for the current-scheduler key: \(rc)")
         return slot
+    }
+
+    /// Whether the calling thread is marked as running a loop: the loop engine's marker, kept in this
+    /// per-thread slot so that it needs no thread-local storage of its own.
+    package static var isLoopThread: Bool {
+        get { slot.isLoopThread }
+        set { slot.isLoopThread = newValue }
     }
 
     /// The scheduler explicitly set on this thread, without the main-queue fallback.

@@ -6,7 +6,7 @@
 ///
 /// The queues hold the job itself (a pointer), not a closure around it: enqueueing a job
 /// allocates nothing of ours (Docs/Design.md §8.1).
-enum LoopItem {
+package enum LoopItem {
     /// A task to run.
     case task(LoopWork)
     /// A timer to file in the loop's ``DeadlineStore``.

@@ -5,21 +5,26 @@ import Glibc
 #endif
 
 /// Which thread runs a loop: the one fact every part of the engine checks its confinement against.
-final class LoopThreadIdentity: Sendable {
+package final class LoopThreadIdentity: Sendable {
     /// The scheduler's name, for the messages.
     let name: String
     /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
     /// that goes through the remote queue, locked) and after the loop closed.
     private let thread = Atomic<UInt>(0)
+    /// For a loop whose thread varies (a SwiftNIO testing loop runs on a Dispatch queue's threads):
+    /// asked instead of the recorded thread.
+    private let isCurrentCheck: (@Sendable () -> Bool)?
 
-    init(name: String) {
+    init(name: String, isCurrent: (@Sendable () -> Bool)? = nil) {
         self.name = name
+        self.isCurrentCheck = isCurrent
     }
 
     /// Whether the calling thread is the loop thread.
     @inline(__always)
     var isCurrent: Bool {
-        thread.load(ordering: .relaxed) == Self.callingThread
+        if let isCurrentCheck { return isCurrentCheck() }
+        return thread.load(ordering: .relaxed) == Self.callingThread
     }
 
     /// Records the calling thread as the loop thread.

@@ -11,7 +11,7 @@ import Synchronization
 /// in Docs/Design.md §4.13 ("Re-arm in place") and `ActionLifecycle+Rearm.swift`.
 // Heap fields are loop-confined once published; the deadline is atomic; the rest follows
 // LoopWork's state machine.
-class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unchecked Sendable {
+package class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unchecked Sendable {
     /// The engine to tell when the timer is disposed, so its slot is freed at once rather than at
     /// its deadline; nil only for entries made by the timer store's unit tests, which have no loop.
     final let core: LoopCore?
@@ -21,7 +21,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     /// Monotonic nanoseconds, or wall-clock nanoseconds since 1970 while `isWall`. Final, so the
     /// heap reaches it without the vtable. The store's writes are loop-confined (debug builds check
     /// the loop thread); a re-arm from another thread writes it through ``exchangeDeadline(_:)``.
-    final var deadline: Int64 {
+    package final var deadline: Int64 {
         @inline(__always) get {
             storedDeadline.load(ordering: .relaxed)
         }
@@ -46,7 +46,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
 
     /// The timer's place in the store (a heap slot, a wheel position, or -1): loop-confined, in
     /// `LoopWork`'s padding.
-    final var heapIndex: Int {
+    package final var heapIndex: Int {
         @inline(__always) get {
             assertConfined()
             return Int(slot)
@@ -85,17 +85,17 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
     }
 
     /// How late a tick may start, for coalescing wake-ups. One-shot closure timers have none.
-    var leeway: Int64 { 0 }
+    package var leeway: Int64 { 0 }
 
     /// See ``RearmableTimer/rearm(after:)``: a wall-clock timer moves to the date `now + delay`.
-    final func rearm(after delay: Duration) -> Bool {
+    package final func rearm(after delay: Duration) -> Bool {
         guard !isPeriodic else { return false }
         // Optional chaining borrows the loop from the timer: no retain and release of it per call.
         return core?.rearm(self, after: delay) ?? false
     }
 
     /// See ``RearmableTimer/rearm(at:)``: a monotonic timer moves to the delay from now to `date`.
-    final func rearm(at date: Date) -> Bool {
+    package final func rearm(at date: Date) -> Bool {
         BadInput.checkDate(date, method: "LoopScheduler's RearmableTimer.rearm(at:)")
         guard let core, !isPeriodic else { return false }
         let target = Nanoseconds.sinceEpoch(date)
@@ -115,7 +115,7 @@ class LoopTimer: LoopWork, CoalescingTimer, RearmableEntry, RearmableTimer, @unc
 /// A one-shot timer that calls a handler value stored inline instead of a closure: no closure
 /// context per timer, which is what `sleep` and `withTimeout` use.
 // The handler follows LoopWork's state machine, like `action`.
-final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchecked Sendable {
+package final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchecked Sendable {
     @exclusivity(unchecked) var handler: Handler?
     let handlerLeeway: Int64
 
@@ -125,7 +125,7 @@ final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchec
         super.init(core: core, deadline: deadline, isWall: isWall, action: nil)
     }
 
-    override var leeway: Int64 { handlerLeeway }
+    package override var leeway: Int64 { handlerLeeway }
 
     override func fireHandler() {
         handler.take()?.timerFired()
@@ -143,13 +143,13 @@ final class HandlerLoopTimer<Handler: SchedulerTimerHandler>: LoopTimer, @unchec
 /// A periodic timer: ticks on the grid `origin + k·interval` (``PeriodicGrid``, the rule every
 /// scheduler shares), skipping missed grid points and telling the next tick how many it skipped.
 // Grid and tick fields are loop-confined; the closure follows LoopWork's state machine.
-final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
+package final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
     let tickLeeway: Int64
     // Loop-confined once published, reached through `ticks`; exclusive by that confinement.
     @exclusivity(unchecked) private var storedTicks: Ticks
 
     /// Where the timer stands on its grid.
-    struct Ticks {
+    package struct Ticks {
         /// The grid; its origin moves to the monotonic clock at the first tick of a wall-clock timer.
         var grid: PeriodicGrid
         /// The index of the last tick that ran (0 before the first).
@@ -194,7 +194,7 @@ final class PeriodicLoopTimer: LoopTimer, @unchecked Sendable {
         onCancelledByScheduler = nil
     }
 
-    override var leeway: Int64 { tickLeeway }
+    package override var leeway: Int64 { tickLeeway }
 
     override func cancelledByScheduler() {
         onCancelledByScheduler.take()?()

@@ -5,7 +5,7 @@ import Synchronization
 /// and publishing it (`ActionLifecycle.beginRearm` … `endRearm`), so that a test can show that the
 /// loop never waits for such a re-arm: it fires, disposes and re-arms other timers meanwhile, and
 /// leaves this one to the re-arm (Docs/Design.md §4.13).
-final class RearmWindow: Sendable {
+package final class RearmWindow: Sendable {
     private let hold = Mutex<(@Sendable (LoopTimer) -> Void)?>(nil)
 
     /// Calls `body` with the timer inside every later re-arm from another thread; nil stops it.

@@ -5,19 +5,23 @@ import Synchronization
 import Glibc
 #endif
 
-/// How a LoopScheduler's loop is run.
+/// How an engine's loop is run.
 package enum LoopMode: Sendable {
-    /// Its own named thread.
+    /// Its own named thread (`LoopScheduler(name:)`).
     case ownThread
     /// The thread that called `LoopScheduler.run(name:_:)`.
     case callerThread
-    /// A host's loop, which the host runs.
+    /// A loop someone else runs: a host's libuv loop (`LoopScheduler(adopting:)`), or a SwiftNIO
+    /// event loop. The engine marks its thread as a loop thread only around its own batches, and
+    /// is closed once its driver closed what it set up.
     case adopted
 }
 
-/// The engine behind a LoopScheduler: owned by the loop, held by the public object.
+/// The engine behind a LoopScheduler, and behind a scheduler on a SwiftNIO event loop: owned by the
+/// loop, held by the public object. Nothing in it knows libuv or SwiftNIO: the loop that runs it is
+/// its ``LoopDriver``.
 ///
-/// The hub that wires its parts together and owns the libuv callbacks and the submit path (the
+/// The hub that wires its parts together and owns the loop's callbacks and the submit path (the
 /// shutdown sequence is ``LoopShutdown``). The parts, each with its own loop-confined state
 /// (``LoopConfined``):
 ///
@@ -26,28 +30,33 @@ package enum LoopMode: Sendable {
 /// - ``TimerDriver``: files, arms and fires timers (the `Timers` folder);
 /// - ``LoopEntryRecycler``: reuses task and timer entries on the loop thread;
 /// - ``LoopReporter``: the counters, published and handed to the metrics delegate;
-/// - ``UVHandles``: every libuv call.
+/// - ``LoopDriver``: the loop itself (libuv's handles, a SwiftNIO event loop).
 ///
 /// Threads: loop-confined state lives in the parts (asserted in debug builds); other threads reach
 /// the engine only through the ``RemoteQueue`` (a lock and the lifecycle's atomic), the published
 /// statistics (atomics) and `let`s.
 // Safe as described above.
-final class LoopCore: @unchecked Sendable {
+package final class LoopCore: @unchecked Sendable {
     let name: String
+    /// The public type's name, for messages: `LoopScheduler`, `EventLoopScheduler`.
+    let typeName: String
     let mode: LoopMode
     let clock: any ClockSource
     /// Whether `clock` is the system's: then the hot paths read the clock directly rather than
     /// through the existential.
     let usesSystemClock: Bool
     let remote = RemoteQueue()
-    let thread: LoopThread?
+    /// The loop's own thread, which shutdown joins (``LoopMode/ownThread`` only). Set in `init`,
+    /// before the core is shared with any other thread.
+    private(set) var ownThread: (any LoopOwnThread)?
     /// Which thread is the loop's; the parts check their confinement against it.
     let loopThread: LoopThreadIdentity
     let runner: LoopBatchRunner
     let timers: TimerDriver
     let recycler: LoopEntryRecycler
     let reporter: LoopReporter
-    private(set) var handles: UVHandles!
+    /// The loop that runs the engine. Set in `init`, before the core is shared with any other thread.
+    private(set) var driver: (any LoopDriver)!
     /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded. It makes
     /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
     let fallback = FallbackExecutor()
@@ -82,51 +91,55 @@ final class LoopCore: @unchecked Sendable {
     /// second at most, against one per item without the promise.
     static let flushInterval: Int64 = 10_000_000
 
-    /// Sets up the loop's handles, and its thread in own-thread mode. On failure releases exactly
-    /// what was acquired (no fd, thread, memory or retain left) and throws.
-    init(
+    /// Sets up the engine on the loop `makeDriver` makes, and for ``LoopMode/ownThread`` the thread
+    /// `startThread` starts to run it. On failure releases exactly what was acquired (no fd, thread,
+    /// memory or retain left) and throws.
+    ///
+    /// - Parameters:
+    ///   - observer: told about every loop iteration (a metrics delegate); nil costs nothing.
+    ///   - isOnLoopThread: for a loop whose thread varies (a SwiftNIO testing loop), how to tell
+    ///     the loop thread; nil for a loop with one thread, recorded when it first runs.
+    package init(
         name: String,
+        typeName: String = "LoopScheduler",
         mode: LoopMode,
-        adopting loop: UnsafeMutableRawPointer?,
         clock: any ClockSource,
-        driver: TimerDriverKind,
-        faults: LoopSetUpFaults,
-        metricsDelegate: (any LoopSchedulerMetricsDelegate)? = nil
+        observer: (any LoopIterationObserver)? = nil,
+        isOnLoopThread: (@Sendable () -> Bool)? = nil,
+        makeDriver: (LoopCore) throws -> any LoopDriver,
+        startThread: ((LoopCore) throws -> any LoopOwnThread)? = nil
     ) throws {
         self.name = name
+        self.typeName = typeName
         self.mode = mode
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
-        self.thread = mode == .ownThread ? LoopThread() : nil
-        let loopThread = LoopThreadIdentity(name: name)
+        let loopThread = LoopThreadIdentity(name: name, isCurrent: isOnLoopThread)
         self.loopThread = loopThread
         self.runner = LoopBatchRunner(loopThread: loopThread)
         self.timers = TimerDriver(loopThread: loopThread)
         self.recycler = LoopEntryRecycler(loopThread: loopThread)
-        self.reporter = LoopReporter(delegate: metricsDelegate, loopThread: loopThread)
+        self.reporter = LoopReporter(delegate: observer, loopThread: loopThread)
         actorExecutor.bind(to: self)
         unownedActorExecutor = actorExecutor.asUnownedSerialExecutor()
         do {
-            handles = try UVHandles(adopting: loop, core: self, driver: driver, faults: faults)
+            driver = try makeDriver(self)
         } catch {
             remote.lifecycle.setUpFailed()
             throw error
         }
-        remote.setWaker(handles)
+        remote.setWaker(driver)
         // The caller-thread mode runs the loop right here, and an adopted loop runs on the thread
         // that adopted it (documented, and checked at every callback): known from now on, so a
         // `shutdown()` or a last release there, also before the host's first `uv_run`, never waits
         // for itself.
         if mode != .ownThread { noteLoopThread() }
-        if let thread {
+        if mode == .ownThread, let startThread {
             do {
-                try thread.start(name: name, faults: faults) { [self] in
-                    noteLoopThread()
-                    runOwnedLoop()
-                }
+                ownThread = try startThread(self)
             } catch {
                 // No thread will run the loop: release what set-up acquired, here.
-                handles.releaseAfterFailedSetUp()
+                driver.releaseAfterFailedSetUp()
                 remote.lifecycle.setUpFailed()
                 throw error
             }
@@ -139,28 +152,28 @@ final class LoopCore: @unchecked Sendable {
     /// `task` as their task executor (its default executor). Called once, right after `init`,
     /// before any job is enqueued with these identities (an own thread's loop may be running
     /// already: the remote queue's lock orders its first read of them after this write).
-    func adoptIdentities(actor: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
+    package func adoptIdentities(actor: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
         if let actor { unownedActorExecutor = actor }
         if let task { taskExecutor = task }
     }
 
     /// The lifecycle, which the remote queue owns (its transitions race with submissions).
-    var lifecycle: LoopLifecycle {
+    package var lifecycle: LoopLifecycle {
         _read { yield remote.lifecycle }
     }
 
     // MARK: The loop thread
 
     @inline(__always)
-    func assertOnLoopThread(_ function: StaticString = #function) {
+    package func assertOnLoopThread(_ function: StaticString = #function) {
         loopThread.assertCurrent(function)
     }
 
-    var isOnLoopThread: Bool { loopThread.isCurrent }
+    package var isOnLoopThread: Bool { loopThread.isCurrent }
 
     /// Records the calling thread as the loop thread: in `init` for the caller-thread and adopted
     /// modes, first thing on an own thread.
-    private func noteLoopThread() {
+    package func noteLoopThread() {
         loopThread.becomeCurrent()
     }
 
@@ -177,37 +190,27 @@ final class LoopCore: @unchecked Sendable {
         }
     }
 
-    /// Runs an owned loop (its own thread, or `run(name:_:)`'s caller) until shutdown closed every
-    /// handle, closes it, and tells the shutdown sequence (``LoopShutdown``).
-    func runOwnedLoop() {
-        let marked = LoopThreadMarker.enter()
-        handles.run()
-        handles.closeLoop()
-        LoopThreadMarker.leave(marked)
-        LoopShutdown.ownedLoopClosed(self)
-    }
+    // MARK: The loop's callbacks (from its driver)
 
-    // MARK: libuv callbacks (from UVHandles)
-
-    func asyncFired() {
+    package func asyncFired() {
         checkCallbackThread()
         runPendingWork()
     }
 
-    func idleFired() {
+    package func idleFired() {
         checkCallbackThread()
         runPendingWork()
     }
 
     /// The timer driver fired; the timers' whole path is in the `Timers` folder (``TimerDriver``).
-    func timerFired() {
+    package func timerFired() {
         checkCallbackThread()
         timers.driverFired()
         runPendingWork()
     }
 
     /// The wall clock was stepped: re-arm from the new reading and fire what is now due.
-    func wallClockChanged() {
+    package func wallClockChanged() {
         checkCallbackThread()
         timers.wallClockChanged()
         runPendingWork()
@@ -231,7 +234,7 @@ final class LoopCore: @unchecked Sendable {
 
     /// Once per loop iteration, before the loop blocks: give memory back if quiet, arm the timer
     /// driver and tell other threads what it is armed for, publish the counters.
-    func prepareFired() {
+    package func prepareFired() {
         checkCallbackThread()
         guard lifecycle.isOpen else { return }
         reporter.iterationBegan()

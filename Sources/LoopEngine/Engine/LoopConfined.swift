@@ -14,7 +14,7 @@
 /// action that schedules more work — which reaches the same state — never overlaps an access, and
 /// the runtime's exclusivity bookkeeping (a thread-local look-up per access, measured at 6% of the
 /// loop's time) can be off.
-struct LoopConfined<Value: ~Copyable>: ~Copyable {
+package struct LoopConfined<Value: ~Copyable>: ~Copyable {
     private let loopThread: LoopThreadIdentity
     private var _value: Value
 

@@ -25,11 +25,11 @@ import Synchronization
 /// appended before the transition (and then drained) or refused after it, never lost between the
 /// two. Threads and tasks waiting for `closed` wait on the state itself, under a condition that
 /// the transitions to `closed` take.
-struct LoopLifecycle: ~Copyable {
-    enum State: UInt8, CustomStringConvertible {
+package struct LoopLifecycle: ~Copyable {
+    package enum State: UInt8, CustomStringConvertible {
         case starting, open, draining, closing, closed
 
-        var description: String {
+        package var description: String {
             switch self {
             case .starting: "starting"
             case .open: "open"

@@ -1,25 +1,45 @@
 @_spi(SchedulerEngine) import Scheduling
 
+/// Told about every loop iteration, on the loop thread, outside any action: a scheduler's metrics
+/// delegate (`LoopSchedulerMetricsDelegate`), seen through the engine's own figures.
+package protocol LoopIterationObserver: Sendable {
+    func loopIterationDidEnd(_ figures: LoopIterationFigures)
+}
+
+/// What one iteration did (the public `LoopIterationInfo`, field for field; see there).
+package struct LoopIterationFigures: Sendable {
+    package var loopName: String
+    package var end: Duration
+    package var duration: Duration
+    package var sleepTime: Duration?
+    package var tasksRun: Int
+    package var timersFired: Int
+    package var disposedBeforeRun: Int
+    package var timersPending: Int
+    package var maxLateness: Duration
+    package var totalLateness: Duration
+}
+
 /// The loop's counters: kept as plain integers on the loop thread, published to other threads
 /// (``PublishedStatistics``) at the end of every batch and iteration, and handed to the metrics
 /// delegate once per iteration.
-final class LoopReporter {
+package final class LoopReporter {
     // Loop-confined, never across user code (see LoopConfined).
     @exclusivity(unchecked) private var state: LoopConfined<State>
 
-    /// The loop's own counters: plain integers, loop-confined.
-    struct Counts {
-        var tasksRun = 0
-        var timersFired = 0
-        var timersPending = 0
-        var disposedBeforeRun = 0
-        var loopIterations = 0
-        var maxLateness: Int64 = 0
-        var recentLateness: Int64 = 0
+    /// The loop's own counters: plain integers, loop-confined (and a published snapshot of them).
+    package struct Counts: Sendable {
+        package var tasksRun = 0
+        package var timersFired = 0
+        package var timersPending = 0
+        package var disposedBeforeRun = 0
+        package var loopIterations = 0
+        package var maxLateness: Int64 = 0
+        package var recentLateness: Int64 = 0
     }
 
     /// The running counts of one iteration for the delegate, reset each iteration.
-    struct Iteration {
+    package struct Iteration {
         var previousEnd: Int64?
         /// libuv's loop time (milliseconds) when the first callback after the poll ran.
         var wakeMillis: UInt64?
@@ -29,16 +49,16 @@ final class LoopReporter {
         var totalLateness: Int64 = 0
     }
 
-    struct State {
+    package struct State {
         var counts = Counts()
         var iteration = Iteration()
     }
 
-    let published = PublishedStatistics()
+    package let published = PublishedStatistics()
     /// Told about every loop iteration; nil costs nothing.
-    let delegate: (any LoopSchedulerMetricsDelegate)?
+    let delegate: (any LoopIterationObserver)?
 
-    init(delegate: (any LoopSchedulerMetricsDelegate)?, loopThread: LoopThreadIdentity) {
+    init(delegate: (any LoopIterationObserver)?, loopThread: LoopThreadIdentity) {
         self.delegate = delegate
         state = LoopConfined(State(), loopThread: loopThread)
     }
@@ -60,9 +80,10 @@ final class LoopReporter {
 
     func iterationBegan() { state.value.counts.loopIterations += 1 }
 
-    /// The first callback after the poll: when the loop woke, for the delegate's sleep time.
+    /// The first callback after the poll: when the loop woke, for the delegate's sleep time (a loop
+    /// without a cached clock of its own reports none).
     @inline(__always)
-    func loopWoke(atLoopMillis millis: @autoclosure () -> UInt64) {
+    func loopWoke(atLoopMillis millis: @autoclosure () -> UInt64?) {
         if delegate != nil && state.value.iteration.wakeMillis == nil { state.value.iteration.wakeMillis = millis() }
     }
 
@@ -85,7 +106,7 @@ final class LoopReporter {
             let wakeNanoseconds = Int64(clamping: wake) &* 1_000_000
             sleep = .nanoseconds(max(0, wakeNanoseconds - previous))
         }
-        let info = LoopIterationInfo(
+        let info = LoopIterationFigures(
             loopName: loopName,
             end: .nanoseconds(now),
             duration: .nanoseconds(iteration.previousEnd.map { max(0, now - $0) } ?? 0),

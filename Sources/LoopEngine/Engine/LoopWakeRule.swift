@@ -27,12 +27,12 @@
 /// always filed before it could be late. The ``deferredLimit``-th item in a row left without a
 /// wake-up wakes the loop: that bounds what cancelled timers hold within one interval (their
 /// closures are released already) and the work the loop finds queued.
-struct LoopWakeRule {
+package struct LoopWakeRule {
     /// The loop is woken by the item that makes this many queued without a wake-up.
     static let deferredLimit = 1024
 
     /// What a submission needs of the loop.
-    enum Need: Equatable {
+    package enum Need: Equatable {
         /// A wake-up, as soon as possible.
         case wake
         /// Nothing: the promise covers it.
@@ -114,7 +114,7 @@ struct LoopWakeRule {
 }
 
 /// What the loop promised about its next look at the queue (see ``LoopWakeRule``).
-struct LoopPromise: Equatable {
+package struct LoopPromise: Equatable {
     /// `Int64.min` while awake, else the monotonic deadline the driver is armed for
     /// (`Int64.max`: none).
     var armedDeadline: Int64

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The counters as other threads read them.
-final class PublishedStatistics: Sendable {
+package final class PublishedStatistics: Sendable {
     private let tasksRun = Atomic<Int>(0)
     private let timersFired = Atomic<Int>(0)
     private let timersPending = Atomic<Int>(0)
@@ -20,15 +20,16 @@ final class PublishedStatistics: Sendable {
         recentLateness.store(stats.recentLateness, ordering: .relaxed)
     }
 
-    var snapshot: LoopStatistics {
-        LoopStatistics(
+    /// The counters as last published (each read on its own: see `LoopStatistics`).
+    var snapshot: LoopReporter.Counts {
+        LoopReporter.Counts(
             tasksRun: tasksRun.load(ordering: .relaxed),
             timersFired: timersFired.load(ordering: .relaxed),
             timersPending: timersPending.load(ordering: .relaxed),
             disposedBeforeRun: disposedBeforeRun.load(ordering: .relaxed),
             loopIterations: loopIterations.load(ordering: .relaxed),
-            maxLateness: .nanoseconds(maxLateness.load(ordering: .relaxed)),
-            recentLateness: .nanoseconds(recentLateness.load(ordering: .relaxed))
+            maxLateness: maxLateness.load(ordering: .relaxed),
+            recentLateness: recentLateness.load(ordering: .relaxed)
         )
     }
 }

@@ -27,9 +27,9 @@
 ///    later: filed again with its sequence; being re-armed on another thread: parked until that
 ///    re-arm queues it), then run. A disposed timer leaves through ``remove(_:_:)``, at once on the
 ///    loop thread, or when the loop next takes its queue.
-final class TimerDriver {
+package final class TimerDriver {
     /// The store and what the filing of deferred items needs, confined together.
-    struct State: ~Copyable {
+    package struct State: ~Copyable {
         var store = DeadlineStore()
         /// The buffer a take of deferred items swaps with the remote queue's (timers and
         /// cancellations left without a wake-up), kept so steady filing does not allocate.
@@ -132,9 +132,9 @@ final class TimerDriver {
             case .keep: break
             case .runNow:
                 // Not blocking: the idle callback takes the queue, so the loop stays awake.
-                core.handles.startIdle()
+                core.driver.startIdle()
                 return
-            case .arm(let nanoseconds): core.handles.arm(in: nanoseconds)
+            case .arm(let nanoseconds): core.driver.arm(in: nanoseconds)
             }
             // With `flushBy`, the arming is at or before it (`nextWake`).
             let promise = LoopPromise(
@@ -147,7 +147,7 @@ final class TimerDriver {
             // Filing took time: arming from the old reading would fire late.
             now = core.monotonicNow()
         }
-        core.handles.startIdle()
+        core.driver.startIdle()
     }
 
     /// Hands the spare buffer to `take` (one of the remote queue's takes of what waited without a

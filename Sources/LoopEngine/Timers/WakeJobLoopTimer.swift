@@ -19,7 +19,7 @@ import Scheduling
 /// Once fired it is not recycled (``LoopEntryRecycler`` reuses plain closure timers only).
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 // Safe as LoopTimer: `job`, like `action`, belongs to whoever wins the entry out of `pending`.
-final class WakeJobLoopTimer: LoopTimer, @unchecked Sendable {
+package final class WakeJobLoopTimer: LoopTimer, @unchecked Sendable {
     @exclusivity(unchecked) private var job: UnownedJob?
     private let wakeLeeway: Int64
 
@@ -29,7 +29,7 @@ final class WakeJobLoopTimer: LoopTimer, @unchecked Sendable {
         super.init(core: core, deadline: deadline, isWall: false, action: nil)
     }
 
-    override var leeway: Int64 { job == nil ? 0 : wakeLeeway }
+    package override var leeway: Int64 { job == nil ? 0 : wakeLeeway }
 
     override func fireHandler() {
         guard let job = job.take() else { return }
@@ -52,14 +52,14 @@ extension LoopCore {
 
     /// Files the wake job of a sleep until `instant` of `clock` (`SchedulingExecutor`'s
     /// `enqueue(_:at:tolerance:clock:)`), with `tolerance` as its leeway.
-    func enqueueWake<C: Clock>(_ job: UnownedJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+    package func enqueueWake<C: Clock>(_ job: UnownedJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
         enqueueWake(job, deadline: wakeDeadline(at: instant, clock: clock), leeway: leeway)
     }
 
     /// Files the wake job of a sleep of `delay` of `clock`, counted from now on the loop's
     /// monotonic clock (`SchedulingExecutor`'s `enqueue(_:after:tolerance:clock:)`).
-    func enqueueWake<C: Clock>(_ job: UnownedJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+    package func enqueueWake<C: Clock>(_ job: UnownedJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
         let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
         let delay = max(0, SleepWakeJob.nanoseconds(delay, clock: clock))
         enqueueWake(job, deadline: Nanoseconds.adding(monotonicNow(), delay), leeway: leeway)

@@ -16,7 +16,7 @@ import Glibc
 /// Whether the caller runs one of its jobs is answered by the thread that runs it (recorded around
 /// each job; the queue is serial, so one at a time), not by a queue-specific key: the answer needs
 /// no queue, and ``LoopScheduler/isIsolatingCurrentContext()`` never makes one.
-final class FallbackExecutor: Sendable {
+package final class FallbackExecutor: Sendable {
     private let queue = Mutex<DispatchQueue?>(nil)
     /// The pthread running one of the queue's jobs, as a number; 0 between jobs.
     private let runningThread = Atomic<UInt>(0)

@@ -3,7 +3,7 @@
 /// Task and timer entries whose run ended while only the loop held them (the caller had dropped
 /// its disposable, as most do), kept for the next `schedule` on the loop thread instead of a
 /// `malloc` and a `free` per action; and the demand that decides how much a quiet loop keeps.
-final class LoopEntryRecycler {
+package final class LoopEntryRecycler {
     // Loop-confined, never across user code (see LoopConfined).
     @exclusivity(unchecked) private var state: LoopConfined<Spares>
 
@@ -11,7 +11,7 @@ final class LoopEntryRecycler {
         state = LoopConfined(Spares(), loopThread: loopThread)
     }
 
-    struct Spares {
+    package struct Spares {
         var tasks: [LoopWork] = []
         var timers: [LoopTimer] = []
         /// The most entries one round handled (remote items, local items or fired timers) since

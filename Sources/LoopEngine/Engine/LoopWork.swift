@@ -11,7 +11,7 @@ import Synchronization
 /// `pending` (see `ActionLifecycle`); everything else is written before the entry is published and
 /// read-only afterwards, except a timer's store fields, which are loop-confined.
 // Safe as described above: the atomic state machine decides every cross-thread access.
-class LoopWork: ScheduledAction, @unchecked Sendable {
+package class LoopWork: ScheduledAction, @unchecked Sendable {
     // The flags live here, in the padding after `ScheduledAction.state`, not in the subclasses:
     // a timer's own fields would start past them and grow it to the next allocator size class.
     /// A periodic timer (`PeriodicLoopTimer`).

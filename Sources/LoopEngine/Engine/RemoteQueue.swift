@@ -1,12 +1,6 @@
 @_spi(SchedulerEngine) import Scheduling
 import Synchronization
 
-/// Wakes a loop from any thread: ``UVHandles``' async handle, or a test's stand-in.
-protocol LoopWaker: AnyObject {
-    /// Makes the loop take its queue soon; coalescing. Called under the queue's lock.
-    func wake()
-}
-
 
 /// The loop's intake: work handed to the loop by other threads, the loop's lifecycle, and the
 /// wake-up — one lock orders all three.
@@ -23,7 +17,7 @@ protocol LoopWaker: AnyObject {
 /// cancellations and re-arms often not, by what the loop promised about its next look.
 // Safe: `waker` is written once, before the queue is shared with any other thread (see
 // `setWaker`); everything else is a lock, an atomic or the lifecycle's atomic.
-final class RemoteQueue: @unchecked Sendable {
+package final class RemoteQueue: @unchecked Sendable {
     private struct State {
         var items: [LoopItem] = []
         var rule = LoopWakeRule()
@@ -50,8 +44,9 @@ final class RemoteQueue: @unchecked Sendable {
     /// submissions (``beginShutdown(onLoopThread:)``, ``closeIntake(localQueueIsEmpty:)``) happen
     /// under this queue's lock.
     let lifecycle = LoopLifecycle()
-    /// What wakes the loop: its async handle (``UVHandles``). Unowned: the handles keep themselves
-    /// alive until their last close callback, and nothing is sent after the intake closed.
+    /// What wakes the loop: its driver (libuv's async handle, a SwiftNIO event loop's `execute`).
+    /// Unowned: the driver lives as long as the engine that holds it, and nothing is sent after the
+    /// intake closed.
     private unowned(unsafe) var waker: (any LoopWaker)?
 
     init() {}

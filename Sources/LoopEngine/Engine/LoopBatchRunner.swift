@@ -8,7 +8,7 @@
 /// Its state is the loop-side queue buffers: the local queue (work scheduled on the loop thread,
 /// run after the current action, in the same iteration), the spare buffer the remote queue swaps
 /// with, and whether a batch is running.
-final class LoopBatchRunner {
+package final class LoopBatchRunner {
     // Loop-confined, never across user code (see LoopConfined).
     @exclusivity(unchecked) private var state: LoopConfined<Queues>
 
@@ -16,7 +16,7 @@ final class LoopBatchRunner {
         state = LoopConfined(Queues(), loopThread: loopThread)
     }
 
-    struct Queues {
+    package struct Queues {
         /// Tasks and jobs scheduled from the loop thread, run in the same iteration.
         var localItems: [LoopItem] = []
         /// The emptied buffer of the previous local round, reused so steady work does not allocate.
@@ -39,7 +39,7 @@ final class LoopBatchRunner {
     @inline(__always)
     func enqueueLocal(_ core: LoopCore, _ item: LoopItem) {
         state.value.localItems.append(item)
-        if !state.value.inBatch { core.handles.startIdle() }
+        if !state.value.inBatch { core.driver.startIdle() }
     }
 
     // MARK: Batches
@@ -49,7 +49,7 @@ final class LoopBatchRunner {
     /// lifecycle before and after, and drains for shutdown.)
     func runBatchOnCallback(_ core: LoopCore) {
         guard !state.value.inBatch else { return }
-        core.reporter.loopWoke(atLoopMillis: core.handles.loopTimeMillis)
+        core.reporter.loopWoke(atLoopMillis: core.driver.loopTimeMillis)
         if core.mode == .adopted {
             // An own or caller thread is marked for as long as it runs the loop; an adopted loop's
             // thread, which is the host's, only while its batches run.
@@ -59,7 +59,7 @@ final class LoopBatchRunner {
         } else {
             runBatch(core)
         }
-        if state.value.localItems.isEmpty { core.handles.stopIdle() } else { core.handles.startIdle() }
+        if state.value.localItems.isEmpty { core.driver.stopIdle() } else { core.driver.startIdle() }
     }
 
     private func runBatch(_ core: LoopCore) {

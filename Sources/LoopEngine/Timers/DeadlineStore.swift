@@ -23,7 +23,7 @@
 /// - Complexity: a timer beyond the horizon is inserted and removed in O(1); the heaps' insert,
 ///   remove and pop are O(log n) on a 4-ary heap with the keys inline, n the timers due within
 ///   about two ticks (plus wall-clock ones and those beyond the wheel's 2^56 ns).
-struct DeadlineStore: ~Copyable {
+package struct DeadlineStore: ~Copyable {
     /// Timers on the monotonic clock, and periodic timers once their first tick ran: in the heap
     /// when due within the horizon (or beyond the wheel), in the wheel otherwise.
     private(set) var monotonic: WheeledHeap<LoopTimer>
@@ -106,7 +106,7 @@ struct DeadlineStore: ~Copyable {
     // MARK: 2. Wake
 
     /// What the driver should do before the loop blocks.
-    enum Wake: Equatable {
+    package enum Wake: Equatable {
         /// Nothing to arm: no timer, only saturated deadlines, or the armed wake-up serves.
         case keep
         /// A timer is already due, or a big wheel bucket is moving down in chunks: the loop must

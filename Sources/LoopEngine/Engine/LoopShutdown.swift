@@ -14,12 +14,12 @@
 ///    `closing → closed` wakes whoever waits.
 /// 4. **Wait** (the caller, on a thread that runs no loop, ``shutdown(_:)``): until `closed`,
 ///    then the own thread is joined; the async form waits without holding a thread.
-enum LoopShutdown {
+package enum LoopShutdown {
     // MARK: 1. Begin
 
     /// Begins shutdown without ever blocking; on the loop thread outside a batch it also finishes
     /// at once. Idempotent.
-    static func begin(_ core: LoopCore) {
+    package static func begin(_ core: LoopCore) {
         let onLoop = core.isOnLoopThread
         _ = core.remote.beginShutdown(onLoopThread: onLoop)
         if onLoop && !core.runner.inBatch && core.lifecycle.state == .draining { finish(core) }
@@ -31,26 +31,26 @@ enum LoopShutdown {
     /// intake, disposes every timer, closes every handle. On an adopted loop this may run in the
     /// host's own code (a `shutdown()` or a last release on its thread, before or after its first
     /// `uv_run`): while actions run, its thread is a loop thread, as in any batch.
-    static func finish(_ core: LoopCore) {
+    package static func finish(_ core: LoopCore) {
         let marked = LoopThreadMarker.enter()
         core.runner.drainAndCloseIntake(core)
         LoopThreadMarker.leave(marked)
         core.timers.disposeAll(core)
         core.publishStatistics()
-        core.handles.closeAll()
+        core.driver.closeAll()
     }
 
     // MARK: 3. Closed
 
     /// An owned loop's `uv_run` returned, every handle closed, and the loop is closed: so is the
     /// scheduler.
-    static func ownedLoopClosed(_ core: LoopCore) {
+    package static func ownedLoopClosed(_ core: LoopCore) {
         closed(core)
     }
 
     /// The last handle's close callback. An adopted loop belongs to the host, who goes on running
     /// it: the scheduler is closed now. An owned loop is closed once `uv_run` returns.
-    static func handlesClosed(_ core: LoopCore) {
+    package static func handlesClosed(_ core: LoopCore) {
         if core.mode == .adopted { closed(core) }
     }
 
@@ -71,26 +71,26 @@ enum LoopShutdown {
     /// On this loop's thread it completes after the current batch (or at once outside a batch)
     /// without waiting for itself. On another loop's thread it only begins: waiting there could
     /// deadlock two loops that shut each other down.
-    static func shutdown(_ core: LoopCore) {
+    package static func shutdown(_ core: LoopCore) {
         begin(core)
         if core.isOnLoopThread || LoopThreadMarker.isLoopThread { return }
         core.lifecycle.waitUntilClosed()
-        core.thread?.join()
+        core.ownThread?.join()
     }
 
     /// The same without holding a thread while it waits; it does wait on another loop's thread,
     /// where suspending blocks nothing. On this loop's own thread it only begins.
-    static func shutdown(_ core: LoopCore) async {
+    package static func shutdown(_ core: LoopCore) async {
         begin(core)
         // On this loop's own thread, waiting would wait for itself.
         guard !core.isOnLoopThread else { return }
         await untilClosed(core)
         // The thread exits right after closing the loop: this join waits for nothing but that.
-        core.thread?.join()
+        core.ownThread?.join()
     }
 
     /// Returns once the loop is closed, however its shutdown began (also when it is closed already).
-    static func untilClosed(_ core: LoopCore) async {
+    package static func untilClosed(_ core: LoopCore) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             core.lifecycle.whenClosed { done.resume() }
         }
@@ -98,8 +98,8 @@ enum LoopShutdown {
 
     /// The public object's last reference went. On a loop thread (this loop's, or another loop's,
     /// which must not wait) nobody is left to join the own thread, so it detaches.
-    static func lastReferenceDropped(_ core: LoopCore) {
-        if core.isOnLoopThread || LoopThreadMarker.isLoopThread { core.thread?.detachWhenFinished() }
+    package static func lastReferenceDropped(_ core: LoopCore) {
+        if core.isOnLoopThread || LoopThreadMarker.isLoopThread { core.ownThread?.detachWhenFinished() }
         shutdown(core)
     }
 }
