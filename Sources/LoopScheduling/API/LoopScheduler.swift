@@ -29,13 +29,13 @@ import Synchronization
 /// ```swift
 /// actor Sessions<S: DateScheduler & SerialExecutor> {
 ///     let scheduler: S
-///     var idle: [Int: any Disposable] = [:]
+///     var idle: [Int: any RearmableTimer] = [:]
 ///     init(on scheduler: S) { self.scheduler = scheduler }
 ///     nonisolated var unownedExecutor: UnownedSerialExecutor { scheduler.asUnownedSerialExecutor() }
 ///
-///     func touch(_ id: Int) {                  // every request pushes the idle timeout back
-///         idle[id]?.dispose()
-///         idle[id] = scheduler.schedule(after: .seconds(30)) {
+///     func touch(_ id: Int) {                  // every request pushes the idle timeout back, in place
+///         if idle[id]?.rearm(after: .seconds(30)) == true { return }
+///         idle[id] = scheduler.scheduleRearmable(after: .seconds(30)) {  // none yet, or it ran
 ///             self.assumeIsolated { $0.expire(id) }  // on the loop thread, inside the actor
 ///         }
 ///     }
@@ -43,6 +43,9 @@ import Synchronization
 ///     private func expire(_ id: Int) { idle[id] = nil }
 /// }
 /// ```
+///
+/// `rearm(after:)` moves a pending timer without allocating (O(1)); it returns `false` once the
+/// timer ran or was disposed (here, by the loop's shutdown), and the session schedules a new one.
 ///
 /// Work scheduled from inside an action runs after the current action returns, in the same loop
 /// iteration; it never runs inline inside `schedule`. A timer's `after:` delay counts from the
