@@ -192,7 +192,8 @@ struct DriveCaptureCrashTests {
     func advanceStopsASpin() async {
         let result = await ExitTests.serially {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                startWatchdog(seconds: 120)
+                // A million jobs take about ten seconds here: the watchdog is for a hang only.
+                startWatchdog(seconds: 600)
                 let test = TestScheduler()
                 try! await test.drive {
                     Task(executorPreference: test) {  // joins the scope
