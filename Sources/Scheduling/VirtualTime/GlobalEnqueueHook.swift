@@ -83,7 +83,7 @@ package enum GlobalEnqueueHook {
     /// before this hook is put in the slot, under ``installing``.
     private static let previous = Atomic<UInt>(0)
     /// Serialises installations; holds whether this hook was ever put in the slot.
-    private static let installing = Mutex<Bool>(false)
+    private static let installing = LockedValue<Bool>(false)
 
     private static func bits(_ hook: Hook?) -> UInt {
         hook.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
@@ -105,9 +105,9 @@ package enum GlobalEnqueueHook {
     /// slot is empty (then chaining to nothing) or holds the hook it chains to; never over another.
     package static func install() -> Installation {
         guard let runtime = Runtime.shared else { return .unavailable }
-        // The slot is a plain variable the runtime reads on every global enqueue; a write from
-        // another hook's owner is not ordered with this read (as everywhere this slot is shared).
-        if bits(runtime.slot.pointee) == ours { return .inSlot }
+        // The slot is a plain variable the runtime reads on every global enqueue; this package's
+        // own reads and writes of it are ordered by the lock (another hook's owner writes it
+        // unordered, as everywhere this slot is shared).
         return installing.withLock { everInstalled in
             let current = bits(runtime.slot.pointee)
             if current == ours { return .inSlot }
@@ -126,7 +126,7 @@ package enum GlobalEnqueueHook {
     /// then sees the global jobs first.
     package static var isInSlot: Bool {
         guard let runtime = Runtime.shared else { return false }
-        return bits(runtime.slot.pointee) == ours
+        return installing.withLock { _ in bits(runtime.slot.pointee) == ours }
     }
 
     /// Puts `hook` in the slot (nil empties it), as another library would: for the tests of
