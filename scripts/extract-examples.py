@@ -11,6 +11,10 @@ Tests/ExamplesConsumer/README.md. Two commands:
         Examples            every fragment and declarations block without a trait, + Stubs.swift
         Examples_T1_T2      the same for the blocks of one set of traits (one target per set)
         Program_<doc>_<line>  one executable per program block (main.swift), no stubs
+      A fragment or declarations block is compiled with what its document tells a reader to import
+      (`document_imports`: the README's first example's imports, an article's own module) and the
+      imports it shows, in a file of its own, with MemberImportVisibility (SE-0444) on every
+      target, so no block compiles on another block's imports.
       Each generated file carries `#sourceLocation(file: "README.md", line: N)`, so the compiler,
       and the runtime's assertion messages, name the documentation's own lines. A file is
       rewritten only when its text changes, so a second run is an incremental build. Writes
@@ -33,6 +37,7 @@ Python 3.11, standard library only.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -49,7 +54,11 @@ TRAITS: dict[str, dict] = {
     },
     "ServiceLifecycle": {
         "ours": ["SchedulingServiceLifecycle"],
-        "theirs": [("ServiceLifecycle", "swift-service-lifecycle"), ("Logging", "swift-log")],
+        "theirs": [
+            ("ServiceLifecycle", "swift-service-lifecycle"),
+            ("UnixSignals", "swift-service-lifecycle"),
+            ("Logging", "swift-log"),
+        ],
     },
     "Metrics": {
         "ours": ["LoopSchedulingMetrics"],
@@ -93,8 +102,10 @@ MODULE_TRAIT = {
     "ServiceContextModule": "Tracing",
     "AsyncAlgorithms": "AsyncAlgorithms",
 }
-DEFAULT_IMPORTS = ["Foundation", "LoopScheduling", "Scheduling", "Synchronization"]
 WARNINGS_AS_ERRORS = '.unsafeFlags(["-warnings-as-errors"])'
+# SE-0444: without it, a member declared in an extension in module M is visible in every file of a
+# module once one file imports M, so a block could call what only another block's import brought in.
+MEMBER_IMPORT_VISIBILITY = '.enableUpcomingFeature("MemberImportVisibility")'
 KINDS = ("fragment", "declarations", "program", "skip")
 
 MARKER = re.compile(r"^\s*<!--\s*example:(?P<body>.*?)-->\s*$")
@@ -122,6 +133,9 @@ class Block:
     target: str = ""
     file: str = ""  # generated file, relative to the consumer
     problems: list[str] = field(default_factory=list)
+    # What the block's document tells its reader to import (see `document_imports`): the imports a
+    # fragment or declarations block gets without showing them. Empty for a program.
+    document_imports: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -151,6 +165,26 @@ def documents(root: Path) -> list[str]:
     docs = ["README.md"] if (root / "README.md").is_file() else []
     docs += sorted(str(p.relative_to(root)) for p in root.glob("Sources/*/*.docc/**/*.md"))
     return docs
+
+
+def shown_imports(block: Block) -> list[str]:
+    """The `import` lines a block shows, as written (`import LoopScheduling`)."""
+    return [line.strip() for line in block.lines if IMPORT.match(line)]
+
+
+def document_imports(doc: str, blocks: list[Block]) -> list[str]:
+    """What a document tells its reader to import, as `import` lines: its blocks get these without
+    showing them, and a block that needs more shows its own.
+
+    A DocC article is read as the documentation of its catalog's module (Sources/M/M.docc/...):
+    `import M`. Any other document (README.md) is read from its first compiled block, the example
+    a reader copies first: that block's imports (the README's `import LoopScheduling`).
+    """
+    parts = Path(doc).parts
+    if len(parts) >= 3 and parts[0] == "Sources" and parts[2] == f"{parts[1]}.docc":
+        return [f"import {parts[1]}"]
+    first = next((b for b in blocks if b.kind != "skip"), None)
+    return shown_imports(first) if first else []
 
 
 def parse_marker(body: str) -> tuple[str, list[str], list[str]]:
@@ -230,6 +264,10 @@ def extract(root: Path, doc: str) -> tuple[list[Block], list[str]]:
                 problems.append(
                     f"{doc}:{n + 1}: an example marker must be on the line right before a ```swift fence"
                 )
+    imports = document_imports(doc, blocks)
+    for block in blocks:
+        if block.kind != "program":
+            block.document_imports = list(imports)
     return blocks, problems
 
 
@@ -260,6 +298,16 @@ def check_block(block: Block) -> None:
     if block.kind == "skip":
         return
     missing: dict[str, list[str]] = {}  # trait -> the modules imported without it
+    for line in block.document_imports:
+        module = IMPORT.match(line).group("module")
+        needed = MODULE_TRAIT.get(module)
+        if needed and needed not in block.traits:
+            block.problems.append(
+                f"{block.label}: its document's examples import {module} (the module whose documentation "
+                f"it is), which needs the trait {needed}: mark the block "
+                f"`<!-- example: {'' if block.kind == 'fragment' else block.kind + ' '}"
+                f"{marker_words(block.traits + [needed])} -->`"
+            )
     for n, line in enumerate(block.lines):
         doc_line = block.first_code_line + n
         if re.search(r"@testable\b", line) or re.search(r"@_spi\s*\(", line):
@@ -298,21 +346,22 @@ def render(block: Block) -> str:
     code = "\n".join(block.lines)
     if block.kind == "program":
         return f"{header}{loc}\n{code}\n#sourceLocation()\n"
-    imports = list(DEFAULT_IMPORTS)
+    # What the document tells its reader to import, and nothing more: a block that needs another
+    # module (Foundation for `Date`, Synchronization for `Mutex`) shows its import.
+    header += f"// The imports of {block.doc}'s examples: {', '.join(block.document_imports) or 'none'}.\n"
+    imports = list(block.document_imports)
     if block.kind == "declarations":
-        text = [f"import {m}" for m in imports]
-        return f"{header}" + "\n".join(text) + f"\n\n{loc}\n{code}\n#sourceLocation()\n"
+        return f"{header}" + "\n".join(imports) + f"\n\n{loc}\n{code}\n#sourceLocation()\n"
     # A fragment: its own imports go to the file's top (each replaced by an empty line, so the
     # lines keep their numbers), the rest is the body of a function of its own.
     body, hoisted = [], []
     for line in block.lines:
-        m = IMPORT.match(line)
-        if m:
+        if IMPORT.match(line):
             hoisted.append(line.strip())
             body.append("")
         else:
             body.append(line)
-    text = [f"import {m}" for m in imports] + [h for h in hoisted if h not in [f"import {m}" for m in imports]]
+    text = imports + [h for h in hoisted if h not in imports]
     name = f"example_{doc_stem(block.doc)}_{block.line}"
     # `async` only if the fragment awaits: in an async function the compiler prefers a method's
     # async overload, so a fragment of synchronous code (`loop.shutdown()`) is compiled as a
@@ -345,6 +394,20 @@ def dependency_urls(root: Path) -> dict[str, tuple[str, str]]:
         name = name[:-4] if name.endswith(".git") else name
         found[name] = (url, version)
     return found
+
+
+def sources_signature(root: Path) -> str:
+    """A digest of the names of the package's source files. SwiftPM plans a build again when a
+    file appears in or leaves the root package's folders, but not a path dependency's: in the
+    manifest, this makes a file added to (or removed from) this package a change of the consumer."""
+    names = sorted(
+        str(p.relative_to(root))
+        for folder in ("Sources", "CLibUV")
+        if (root / folder).is_dir()
+        for p in (root / folder).rglob("*")
+        if p.is_file()
+    )
+    return hashlib.sha256("\n".join(names).encode("utf-8")).hexdigest()[:16]
 
 
 def swift_list(items: list[str]) -> str:
@@ -409,7 +472,7 @@ def generate(root: Path, out: Path, only: str, template_dir: Path) -> int:
         return names
 
     def settings(extra: list[str]) -> str:
-        return swift_list([".swiftLanguageMode(.v6)"] + extra)
+        return swift_list([".swiftLanguageMode(.v6)", MEMBER_IMPORT_VISIBILITY] + extra)
 
     targets = []
     for name, traits in sorted(libraries.items()):
@@ -429,6 +492,8 @@ def generate(root: Path, out: Path, only: str, template_dir: Path) -> int:
         "// swift-tools-version:6.1\n"
         "// Generated by scripts/extract-examples.py: a package outside this repository that depends on it\n"
         "// as a user's does (a path dependency, so its identity is the checkout's folder name).\n"
+        f"// The package's source files: {sources_signature(root)} (a file added or removed there changes\n"
+        "// this line, so SwiftPM plans the build again: it does not notice it in a path dependency).\n"
         "import PackageDescription\n\n"
         "let package = Package(\n"
         '    name: "ExamplesConsumer",\n'
@@ -497,34 +562,58 @@ def generate(root: Path, out: Path, only: str, template_dir: Path) -> int:
 
 
 _package_declarations: dict[str, str] | None = None
+_public_modules: dict[str, set[str]] = {}  # a public name -> the modules of this package declaring it
+
+
+def scan_declarations(root: Path) -> None:
+    global _package_declarations
+    if _package_declarations is not None:
+        return
+    _package_declarations = {}
+    declaration = re.compile(
+        r"^\s*(?P<spi>@_spi\([^)]*\)\s+)?(?:@\w+(?:\([^)]*\))?\s+)*(?P<access>package|public)?\s*"
+        r"(?:(?:final|static|class|nonisolated|mutating|override|convenience|indirect|distributed)\s+)*"
+        r"(?:class|struct|enum|actor|protocol|func|var|let|typealias)\s+(?P<name>\w+)",
+        re.M,
+    )
+    for path in sorted((root / "Sources").rglob("*.swift")):
+        module = path.relative_to(root / "Sources").parts[0]
+        for d in declaration.finditer(path.read_text(encoding="utf-8", errors="replace")):
+            if d.group("access") == "package" or d.group("spi"):
+                kind = "`package`" if d.group("access") == "package" else "`@_spi`"
+                _package_declarations.setdefault(d.group("name"), f"{kind} in {path.relative_to(root)}")
+            elif d.group("access") == "public":
+                _public_modules.setdefault(d.group("name"), set()).add(module)
+    for name in _public_modules:  # a name that is also API somewhere: no hint rather than a wrong one
+        _package_declarations.pop(name, None)
 
 
 def package_hint(root: Path, message: str) -> str | None:
     """For "cannot find 'X'" or "has no member 'X'": where X is declared `package` or `@_spi`."""
-    global _package_declarations
     m = re.search(r"(?:cannot find (?:type )?|has no member )'(\w+)'", message)
     if not m:
         return None
-    if _package_declarations is None:
-        _package_declarations = {}
-        declaration = re.compile(
-            r"^\s*(?P<spi>@_spi\([^)]*\)\s+)?(?:@\w+(?:\([^)]*\))?\s+)*(?P<access>package|public)?\s*"
-            r"(?:(?:final|static|class|nonisolated|mutating|override|convenience|indirect|distributed)\s+)*"
-            r"(?:class|struct|enum|actor|protocol|func|var|let|typealias)\s+(?P<name>\w+)",
-            re.M,
-        )
-        public: set[str] = set()
-        for path in sorted((root / "Sources").rglob("*.swift")):
-            for d in declaration.finditer(path.read_text(encoding="utf-8", errors="replace")):
-                if d.group("access") == "package" or d.group("spi"):
-                    kind = "`package`" if d.group("access") == "package" else "`@_spi`"
-                    _package_declarations.setdefault(d.group("name"), f"{kind} in {path.relative_to(root)}")
-                elif d.group("access") == "public":
-                    public.add(d.group("name"))
-        for name in public:  # a name that is also API somewhere: no hint rather than a wrong one
-            _package_declarations.pop(name, None)
+    scan_declarations(root)
     where = _package_declarations.get(m.group(1))
     return f"'{m.group(1)}' is {where}: not API, a user cannot see it" if where else None
+
+
+def import_hint(root: Path, block: Block, message: str) -> str | None:
+    """For "cannot find 'X' in scope": the imports the block had, and the module of this package
+    that declares X, if the block imports none of them."""
+    m = re.search(r"cannot find (?:type )?'(\w+)' in scope", message)
+    if not m:
+        return None
+    scan_declarations(root)
+    imported = block.document_imports + [i for i in shown_imports(block) if i not in block.document_imports]
+    modules = {IMPORT.match(i).group("module") for i in imported}
+    seen = "this block imports " + (", ".join(i.removeprefix("import ") for i in imported) or "nothing")
+    if block.document_imports:
+        seen += f" ({', '.join(i.removeprefix('import ') for i in block.document_imports)}: what {block.doc} tells its reader to import)"
+    declaring = sorted(_public_modules.get(m.group(1), set()) - modules)
+    if declaring and not (_public_modules[m.group(1)] & modules):
+        return f"'{m.group(1)}' is declared in {' and '.join(declaring)}; {seen}: show `import {declaring[0]}` in the block"
+    return f"{seen}: a block that needs another module shows its `import`"
 
 
 def report(out: Path, logs: list[Path]) -> int:
@@ -586,7 +675,7 @@ def report(out: Path, logs: list[Path]) -> int:
                 text.append(f"          | {' ' * (column - 1)}^")
             if sev == "error":
                 has_error.add(block.label)
-            hint = package_hint(root, msg) if sev == "error" else None
+            hint = (package_hint(root, msg) or import_hint(root, block, msg)) if sev == "error" else None
             if hint:
                 text.append(f"          note: {hint}")
             if block.label not in failures:

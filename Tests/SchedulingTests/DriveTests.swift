@@ -118,3 +118,74 @@ struct DriveTests {
         await #expect(throws: Failure()) { try await test.drive { throw Failure() } }
     }
 }
+
+/// `drive` and `advance` stop work that never lets virtual time move.
+@Suite("TestScheduler.drive stops a spin")
+struct DriveSpinTests {
+    @Test("A member spinning on Task.yield() at one instant stops drive with TestSchedulerSpin naming it")
+    func spinningTask() async throws {
+        let test = TestScheduler()
+        test.instantActionLimit = 10_000  // the default, 1,000,000, in DriveCaptureCrashTests
+        let spinner = Mutex<Task<Void, Never>?>(nil)
+        let error = try await #require(throws: TestSchedulerSpin.self) {
+            try await test.drive {
+                // A task the body starts on the scheduler: it joins the scope, and each yield puts
+                // its next job on the scheduler at the same instant.
+                let task = Task(executorPreference: test) {
+                    while !Task.isCancelled { await Task.yield() }  // polls, never lets the clock move
+                }
+                spinner.withLock { $0 = task }
+                await task.value
+            }
+        }
+        let task = try #require(spinner.withLock { $0 })
+        #expect(error.taskID == GlobalEnqueueHook.taskID(of: task))
+        #expect(error.actionCount == 10_000)
+        #expect(error.now == test.now)
+        #expect(error.description.contains("task \(GlobalEnqueueHook.taskID(of: task)) keeps making itself ready"))
+        // The spinner stayed on the scheduler; cancelled, it ends at the next advance.
+        task.cancel()
+        test.advance()
+        #expect(test.pendingCount == 0)
+    }
+
+    @Test("An action that schedules itself again at once stops drive with TestSchedulerSpin naming no task")
+    func spinningAction() async throws {
+        let test = TestScheduler()
+        test.instantActionLimit = 1_000
+        let ran = Atomic<Int>(0)
+        @Sendable func again() {
+            ran.add(1, ordering: .relaxed)
+            test.schedule(again)
+        }
+        test.schedule(again)
+        let error = try await #require(throws: TestSchedulerSpin.self) { try await test.drive {} }
+        #expect(error.taskID == nil)
+        #expect(error.actionCount == 1_000)
+        // 999 of them and the body's job; the next is left pending.
+        #expect(ran.load(ordering: .relaxed) == 999)
+        #expect(test.pendingCount == 1, "what was pending stays pending")
+        #expect(error.description.contains("an action keeps scheduling work at the current time"))
+    }
+
+    @Test("The limit counts actions at one instant only: a 1 ms periodic timer runs ten times the limit's ticks in one advance")
+    func periodicTimerPastTheLimit() {
+        // advance(by: .hours(1)) at the default limit, scaled down: 10,000 ticks against a limit of
+        // 1,000 (3,600,000 against 1,000,000 take twenty seconds here, minutes under the sanitizer).
+        let test = TestScheduler()
+        test.instantActionLimit = 1_000
+        let ticks = Atomic<Int>(0)
+        let timer = test.schedule(after: .milliseconds(1), repeatingEvery: .milliseconds(1)) {
+            ticks.add(1, ordering: .relaxed)
+        }
+        test.advance(by: .seconds(10))
+        #expect(ticks.load(ordering: .relaxed) == 10_000)
+        timer.dispose()
+    }
+
+    @Test("drive's result can be ignored (it is @discardableResult)")
+    func discardableResult() async throws {
+        let test = TestScheduler()
+        try await test.drive { 42 }  // no warning under -warnings-as-errors
+    }
+}

@@ -30,13 +30,13 @@ import Synchronization
 /// ```swift
 /// actor Sessions<S: DateScheduler & SerialExecutor> {
 ///     let scheduler: S
-///     var idle: [Int: any Disposable] = [:]
+///     var idle: [Int: any RearmableTimer] = [:]
 ///     init(on scheduler: S) { self.scheduler = scheduler }
 ///     nonisolated var unownedExecutor: UnownedSerialExecutor { scheduler.asUnownedSerialExecutor() }
 ///
-///     func touch(_ id: Int) {                  // every request pushes the idle timeout back
-///         idle[id]?.dispose()
-///         idle[id] = scheduler.schedule(after: .seconds(30)) {
+///     func touch(_ id: Int) {                  // every request pushes the idle timeout back, in place
+///         if idle[id]?.rearm(after: .seconds(30)) == true { return }
+///         idle[id] = scheduler.scheduleRearmable(after: .seconds(30)) {  // none yet, or it ran
 ///             self.assumeIsolated { $0.expire(id) }  // on the loop thread, inside the actor
 ///         }
 ///     }
@@ -44,6 +44,9 @@ import Synchronization
 ///     private func expire(_ id: Int) { idle[id] = nil }
 /// }
 /// ```
+///
+/// `rearm(after:)` moves a pending timer without allocating (O(1)); it returns `false` once the
+/// timer ran or was disposed (here, by the loop's shutdown), and the session schedules a new one.
 ///
 /// Work scheduled from inside an action runs after the current action returns, in the same loop
 /// iteration; it never runs inline inside `schedule`. A timer's `after:` delay counts from the
@@ -76,6 +79,13 @@ public final class LoopScheduler: DateScheduler {
     private let claimed = Atomic<Bool>(false)
 
     /// Starts a loop on a new thread named after the scheduler.
+    ///
+    /// A loop costs a thread and, on Linux, six file descriptors: libuv's epoll instance, the two
+    /// ends of its signal pipe and its wake-up eventfd, and the scheduler's two timerfds (libuv
+    /// also opens two, once per process). All are released when the loop closes. So make one
+    /// group of loops per process — about one per core, a ``LoopSchedulerGroup`` — and share it,
+    /// not a loop per connection or per request: about 3,300 loops use up a limit of 20,000
+    /// descriptors (`ulimit -n`).
     ///
     /// - Throws: ``LoopSchedulerError`` naming the call, if the loop, a handle, a timerfd or the
     ///   thread cannot be created (out of file descriptors, at the thread limit). Everything set up
@@ -116,6 +126,8 @@ public final class LoopScheduler: DateScheduler {
     /// own is active; `uv_loop_close` then succeeds. From another thread, ``syncShutdown()`` waits until
     /// the host's loop has processed the closing, so the host must keep running it until then.
     ///
+    /// On Linux the scheduler adds two file descriptors to the host's loop, its timerfds.
+    ///
     /// - Parameter loop: a `uv_loop_t *`, raw so that hosts with their own libuv binding can pass it.
     /// - Throws: ``LoopSchedulerError`` naming the call if a handle or a timerfd cannot be created.
     ///   The handles already initialised are closed; their memory is freed by their close callbacks
@@ -128,7 +140,8 @@ public final class LoopScheduler: DateScheduler {
     ///
     /// `body` runs first, on this thread, with the scheduler current: schedule the first work there
     /// and keep the scheduler (or a way to shut it down) where it is needed. The call returns after
-    /// shutdown: every accepted task ran, every timer was disposed and the loop is closed.
+    /// shutdown: every accepted task ran, every timer was disposed and the loop is closed. The loop
+    /// holds six file descriptors on Linux, as ``init(name:)``'s does, and no thread of its own.
     public static func run(name: String, _ body: (LoopScheduler) -> Void) throws {
         let scheduler = try LoopScheduler(
             name: name,
@@ -186,7 +199,8 @@ public final class LoopScheduler: DateScheduler {
         LoopShutdown.lastReferenceDropped(core)
     }
 
-    /// The wall clock (as the scheduler reads it).
+    /// The wall clock (as the scheduler reads it), the clock of `at:` timers. Elapsed time, on the
+    /// monotonic clock of `after:` timers, is measured with `clock.now` (see `DateScheduler.now`).
     public var now: Date {
         core.wallClockDate
     }

@@ -42,6 +42,34 @@ package enum SleepWakeJob {
         return Nanoseconds.of(duration)
     }
 
+    /// How long the runtime may take to hand a sleep over, in nanoseconds, for a whole-millisecond
+    /// sleep to be exact on virtual time (``virtualDelay(_:)``): 250 µs. The hand-over took 8–32 µs
+    /// in a debug build on a shared 2-core machine (the first sleep of a process the longest), a
+    /// few µs in release; the bound leaves room for a loaded machine or a sanitizer, and is the
+    /// most a duration that is not a whole number of milliseconds is lengthened.
+    package static let handOverBound: Int64 = 250_000
+
+    /// The virtual delay of a sleep whose deadline was `remaining` nanoseconds away by its clock when
+    /// it reached a ``TestScheduler``: `remaining` rounded up to the next whole millisecond when that
+    /// is at most ``handOverBound`` away, else `remaining` itself.
+    ///
+    /// The runtime hands over the sleep's deadline (its clock's reading at the call plus the
+    /// duration), never the duration, so `remaining` falls short of the duration by the real time
+    /// the hand-over took. The rounding only ever lengthens the delay, so the sleep is never due
+    /// before its deadline's remaining time; it gives a whole-millisecond duration back exactly when
+    /// the hand-over took at most ``handOverBound``, since that duration is then the next whole
+    /// millisecond. A duration that is not a whole number of milliseconds comes due either at the
+    /// next whole millisecond above it (when that is within ``handOverBound`` less the hand-over)
+    /// or, short of it by the hand-over, at `remaining`. Past and saturated deadlines stay as they are.
+    package static func virtualDelay(_ remaining: Int64) -> Int64 {
+        let millisecond: Int64 = 1_000_000
+        guard remaining > 0, remaining <= Int64.max - millisecond else { return remaining }
+        let below = remaining % millisecond
+        guard below != 0 else { return remaining }
+        let roundedUp = remaining - below + millisecond
+        return roundedUp - remaining <= handOverBound ? roundedUp : remaining
+    }
+
     /// A sleep's tolerance as a timer's leeway in nanoseconds: none when nil, never negative.
     package static func leeway<C: Clock>(_ tolerance: C.Duration?, clock: C) -> Int64 {
         guard let tolerance else { return 0 }
@@ -91,6 +119,11 @@ extension DateScheduler {
     /// does not call, comes here through the protocol's own default.)
     func enqueueSleepWake<C: Clock>(_ job: UnownedJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         let delay = SleepWakeJob.nanoseconds(until: instant, clock: clock)
+        enqueueSleepWake(job, afterNanoseconds: delay, tolerance: tolerance, clock: clock)
+    }
+
+    /// Files a wake job as a one-shot timer of this scheduler due after `delay` nanoseconds.
+    func enqueueSleepWake<C: Clock>(_ job: UnownedJob, afterNanoseconds delay: Int64, tolerance: C.Duration?, clock: C) {
         let leeway = SleepWakeJob.leeway(tolerance, clock: clock)
         schedule(.after(.nanoseconds(delay)), leeway: .nanoseconds(leeway), handler: SleepWakeHandler(job: job))
     }
@@ -104,19 +137,31 @@ extension QueueScheduler: Executor {}
 extension ConcurrentQueueScheduler: Executor {}
 
 /// `Task.sleep` on virtual time (trait `ExperimentalExecutors`): in a task that prefers the test
-/// scheduler, a plain `Task.sleep(for:)` comes due after that much virtual time, counted from the
-/// scheduler's `now` when the sleep reaches it, and returns inside the `advance` that reaches it.
+/// scheduler, a plain `Task.sleep(for:)` of a whole number of milliseconds comes due after exactly
+/// that much virtual time, counted from the scheduler's `now` when the sleep reaches it, and
+/// returns inside the `advance` that reaches it.
 ///
 /// ```swift
 /// let test = TestScheduler()
 /// let task = Task(executorPreference: test) { try await Task.sleep(for: .seconds(5)) }
-/// test.advance()                     // the task starts and sleeps
-/// test.advance(by: .seconds(5))      // it has returned from its sleep when this returns
+/// test.advance()                                            // the task starts and sleeps
+/// test.advance(by: .seconds(5) - .microseconds(1))          // not yet
+/// test.advance(by: .microseconds(1))                        // it has returned from its sleep
 /// ```
 ///
-/// The delay is the sleep's deadline less its clock's reading when the sleep reaches the
-/// scheduler, so it is short of the requested duration by the microseconds the runtime took to
-/// hand it over: advance by the whole duration, as above.
+/// The runtime hands the scheduler the sleep's deadline, not its duration, and the time left until
+/// that deadline when the sleep arrives is short of the duration by the few µs the hand-over took.
+/// The scheduler rounds that time left up to the next whole millisecond when it is at most 250 µs
+/// below it, and never rounds it down:
+///
+/// - A whole number of milliseconds (`.seconds(5)`, `.milliseconds(300)`) comes due after exactly
+///   that much virtual time, unless the thread was held up for more than 250 µs between the
+///   `Task.sleep` call and the hand-over; then it comes due up to that much sooner.
+/// - Any other duration comes due at the next whole millisecond above it when that is within
+///   250 µs less the hand-over, otherwise a few µs short of it. Sleep on `test` or `test.clock`
+///   where a test needs such a duration exactly.
+/// - A sleep until an instant comes due after the time left until it when the sleep arrives,
+///   rounded the same way.
 @_spi(ExperimentalScheduling)
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension TestScheduler: SchedulingExecutor {
@@ -127,7 +172,9 @@ extension TestScheduler: SchedulingExecutor {
         tolerance: C.Duration?,
         clock: C
     ) {
-        enqueueSleepWake(UnownedJob(job), at: instant, tolerance: tolerance, clock: clock)
+        let remaining = SleepWakeJob.nanoseconds(until: instant, clock: clock)
+        let delay = SleepWakeJob.virtualDelay(remaining)
+        enqueueSleepWake(UnownedJob(job), afterNanoseconds: delay, tolerance: tolerance, clock: clock)
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// ```swift
 /// let idle = loop.scheduleRearmable(after: .seconds(30)) { connection.close() }
-/// // on every request:
+/// // on every request: the timer moves in place (false once it ran or was disposed: then
+/// // schedule a new one if the connection is still wanted)
 /// idle.rearm(after: .seconds(30))
 /// // when the connection closes first:
 /// idle.dispose()

@@ -48,6 +48,19 @@ public protocol Scheduler: AnyObject, Sendable {
 public protocol DateScheduler: Scheduler {
     /// The scheduler's idea of the wall clock: `Date()` for real schedulers, virtual time for
     /// ``TestScheduler``.
+    ///
+    /// It is the clock of `at:` timers, not of `after:` timers: those count on the monotonic clock,
+    /// which the wall clock drifts from (NTP slews it by microseconds, an administrator can set it).
+    /// Measure elapsed time — how long a connection was idle, when a timer fired after its start —
+    /// with `clock.now`, the scheduler's ``SchedulerClock`` on the monotonic clock of its `after:`
+    /// timers: a timer that fired on time can look microseconds early by differences of `now`.
+    ///
+    /// ```swift
+    /// let start = scheduler.clock.now
+    /// scheduler.schedule(after: .seconds(30)) {
+    ///     print(start.duration(to: scheduler.clock.now))  // never less than 30 s
+    /// }
+    /// ```
     var now: Date { get }
 
     /// Schedules `action` to start no earlier than `delay` after this call, by the monotonic clock.

@@ -31,7 +31,7 @@ extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
         let scope = TaskCapture.noteJob(job, on: self)
         // Unowned: the entry only runs inside `advance`/`step`/`run` on this scheduler, and the
         // scheduler's deinit removes it without running it.
-        schedule { [unowned self] in
+        scheduleJob(of: GlobalEnqueueHook.taskID(of: job)) { [unowned self] in
             TaskCapture.jobStarts(in: scope)
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
@@ -40,7 +40,7 @@ extension TestScheduler: SerialExecutor, TaskExecutor, ActorJobRunner {
     package func enqueueActorJob(_ job: UnownedJob, executor: ActorExecutor) {
         let scope = TaskCapture.noteJob(job, on: self)
         // Unowned for the same reason; the actor executor lives as long as the scheduler.
-        schedule { [unowned executor] in
+        scheduleJob(of: GlobalEnqueueHook.taskID(of: job)) { [unowned executor] in
             TaskCapture.jobStarts(in: scope)
             job.runSynchronously(on: executor.asUnownedSerialExecutor())
         }

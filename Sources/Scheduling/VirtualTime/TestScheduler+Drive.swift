@@ -43,6 +43,13 @@ extension TestScheduler {
     /// task is the one waiting. The same holds for a task `drive` took in: await its result inside
     /// `drive` (`try await test.drive { await task.value }`).
     ///
+    /// **A task that never lets the clock move.** A task on the scheduler (the body, a task that
+    /// prefers the scheduler, an actor pinned to it) that loops on `Task.yield()` — polling for
+    /// something only a later virtual time brings — is always ready, so the scheduler never runs
+    /// out of work at the current time. After 1,000,000 actions in a row at one virtual instant,
+    /// `drive` cancels its body and throws ``TestSchedulerSpin``, naming the task; the spinning
+    /// task stays on the scheduler. (``advance(by:)`` stops the program there instead.)
+    ///
     /// - Important: What stays outside virtual time, even inside `drive` (see the Testing article):
     ///   - A plain `Task.sleep` (or a `ContinuousClock`/`SuspendingClock` sleep) in any task sleeps
     ///     in real time: the runtime serves its wake-up on the global pool, where no hook sees it.
@@ -58,12 +65,17 @@ extension TestScheduler {
     ///     `drive` of the process and chained to the hook that was there (SwiftNIO's global
     ///     executor takeover, for one). A hook installed after it replaces it — swift-concurrency-
     ///     extras' `withMainSerialExecutor` while its body runs, a SwiftNIO takeover started later —
-    ///     and then plain tasks run on the global pool again, as without `drive`.
+    ///     and then `drive` throws ``TestSchedulerHookConflict`` rather than run the body with
+    ///     plain tasks on the global pool. Once that hook is gone (the slot emptied, or given back
+    ///     to the hook `drive` had chained to), the next `drive` installs its own again.
     ///   - Drive one scheduler from one thread at a time, as tests do.
-    /// - Throws: ``TestSchedulerStall`` when `body` cannot finish at the current virtual time;
+    /// - Throws: ``TestSchedulerHookConflict`` when another global-enqueue hook holds the slot (the
+    ///   body did not run); ``TestSchedulerStall`` when `body` cannot finish at the current virtual
+    ///   time; ``TestSchedulerSpin`` when the scheduler's work keeps the clock at one instant;
     ///   otherwise what `body` throws.
+    @discardableResult
     public func drive<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let scope = TaskCapture.beginDrive(on: self)
+        let scope = try TaskCapture.beginDrive(on: self)
         defer { TaskCapture.endDrive(scope) }
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let task = Task(executorPreference: self) {
@@ -75,13 +87,15 @@ extension TestScheduler {
                 outcome.withLock { $0 = .failure(error) }
             }
         }
-        runReady()
+        // Made as the drive began: its id bounds every task that existed then (none may join).
+        TaskCapture.seed(scope, from: task)
+        try runReady(cancelling: task)
         if let result = outcome.withLock({ $0 }) { return try result.get() }
         let pendingCount = pendingCount
         let nextDeadline = nextDeadline
         let now = virtualNanoseconds
         task.cancel()
-        runReady()
+        try runReady(cancelling: task)
         throw TestSchedulerStall(
             now: Nanoseconds.date(sinceEpoch: now),
             pendingCount: pendingCount,
@@ -91,56 +105,13 @@ extension TestScheduler {
     }
 
     /// Runs everything due at the current virtual time, also what a `drive` body's own `advance`
-    /// made due at a later `now`.
-    private func runReady() {
+    /// made due at a later `now`; on a spin, cancels `body` and throws, running nothing more.
+    private func runReady(cancelling body: Task<Void, Never>) throws(TestSchedulerSpin) {
         repeat {
-            advance(by: .zero)
+            if let spin = runDue() {
+                body.cancel()
+                throw TestSchedulerSpin(spin)
+            }
         } while (nextDeadline.map { $0 <= virtualNanoseconds } ?? false)
-    }
-}
-
-/// Thrown by ``TestScheduler/drive(_:)`` when its body cannot finish at the current virtual time:
-/// nothing on the scheduler is ready, and the body waits — on a timer or a sleep that needs
-/// `advance`, or on work outside the scheduler.
-public struct TestSchedulerStall: Error, Sendable, CustomStringConvertible {
-    /// The scheduler's virtual time when the body stalled.
-    public let now: Date
-    /// Actions waiting on the scheduler then (timers, sleeps, periodic timers).
-    public let pendingCount: Int
-    /// When the first of them is due; nil when none is pending (the body waits on something
-    /// outside the scheduler).
-    public let nextDueDate: Date?
-    /// Whether the body ended once `drive` cancelled it (it waited on this scheduler, and reacts to
-    /// cancellation); false when it still waits, on something outside the scheduler.
-    public let bodyEndedWhenCancelled: Bool
-
-    /// Makes the error; ``TestScheduler/drive(_:)`` is what throws it.
-    public init(now: Date, pendingCount: Int, nextDueDate: Date?, bodyEndedWhenCancelled: Bool) {
-        self.now = now
-        self.pendingCount = pendingCount
-        self.nextDueDate = nextDueDate
-        self.bodyEndedWhenCancelled = bodyEndedWhenCancelled
-    }
-
-    /// What is pending and what to do about it.
-    public var description: String {
-        let pending = "\(pendingCount) action\(pendingCount == 1 ? "" : "s") pending"
-        let next =
-            nextDueDate.map { due in
-                let seconds = due.timeIntervalSince(now)
-                return ", the next due in \(String(format: "%.6f", seconds)) s of virtual time "
-                    + "(advance the scheduler to run it, between drive calls or from the body)"
-            } ?? ""
-        // Work outside virtual time: the body waits on nothing the scheduler holds, or still waits
-        // once cancelled (on a task drive does not cancel, or on something outside).
-        let causes =
-            "work outside virtual time — a plain Task.sleep (real time, also in a task drive took in), "
-            + "a Dispatch callback, I/O, the main actor?"
-        let outside =
-            !bodyEndedWhenCancelled
-            ? "; the body still waits after cancellation: on \(causes)"
-            : nextDueDate == nil ? "; the body waited on \(causes)" : ""
-        return "TestSchedulerStall: the body waits, but nothing on the TestScheduler is ready at its current time "
-            + "(\(now)): \(pending)\(next)\(outside)"
     }
 }
