@@ -11,7 +11,7 @@ let strictSettings: [SwiftSetting] = [
 // (since SwiftPM 6.2 a dependency used only behind a disabled trait is left out of resolution; test
 // targets' dependencies are never resolved for a dependent). An integration's module is empty
 // unless its trait is enabled. The repository's own builds (`make`) enable them all.
-let integrationTraitNames: Set<String> = ["OpenCombine", "ServiceLifecycle", "Metrics", "Tracing"]
+let integrationTraitNames: Set<String> = ["OpenCombine", "ServiceLifecycle", "Metrics", "Tracing", "NIO"]
 let integrationTraits: Set<Trait> = [
     .trait(name: "OpenCombine", description: "SchedulingCombine: any DateScheduler as an OpenCombine Scheduler."),
     .trait(
@@ -20,6 +20,10 @@ let integrationTraits: Set<Trait> = [
     ),
     .trait(name: "Metrics", description: "LoopSchedulingMetrics: loop statistics through swift-metrics."),
     .trait(name: "Tracing", description: "SchedulingTracing: ServiceContext carried from schedule into the action."),
+    .trait(
+        name: "NIO",
+        description: "SchedulingNIO: the scheduler's timer kernel on SwiftNIO event loops (EventLoopScheduler)."
+    ),
 ]
 
 let buildsDocumentationForSPI = Context.environment["SPI_GENERATE_DOCS"] != nil
@@ -51,6 +55,7 @@ let package = Package(
         .library(name: "SchedulingServiceLifecycle", targets: ["SchedulingServiceLifecycle"]),
         .library(name: "LoopSchedulingMetrics", targets: ["LoopSchedulingMetrics"]),
         .library(name: "SchedulingTracing", targets: ["SchedulingTracing"]),
+        .library(name: "SchedulingNIO", targets: ["SchedulingNIO"]),
         // Not API: the benchmark workloads that `loopsched`, `Benchmarks/` and
         // `Examples/TimeoutServer` share. A product only because those two are packages of their
         // own; everything in it is `@_spi(Workloads)`, so a plain `import` sees nothing, and it
@@ -69,6 +74,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // `Instrumentation` holds `ServiceContext`; the tests use its `InMemoryTracing` too.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // SchedulingNIO (NIOCore only; NIOPosix and NIOEmbedded in its tests). From the Benchmarks'
+        // pin up, so the two packages resolve one version together.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Test-only: swift-log for the service-lifecycle tests' loggers, swift-async-algorithms as a
         // real client of `SchedulerClock` (debounce, AsyncTimerSequence).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -124,6 +132,14 @@ let package = Package(
                     package: "swift-distributed-tracing",
                     condition: .when(traits: ["Tracing"])
                 ),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SchedulingNIO",
+            dependencies: [
+                "Scheduling", "LoopEngine",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -215,6 +231,16 @@ let package = Package(
                 "LoopSchedulingMetrics", "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SchedulingNIOTests",
+            dependencies: [
+                "SchedulingNIO", "Scheduling", "LoopEngine",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             swiftSettings: strictSettings
         ),

@@ -50,7 +50,7 @@ package final class LoopBatchRunner {
     func runBatchOnCallback(_ core: LoopCore) {
         guard !state.value.inBatch else { return }
         core.reporter.loopWoke(atLoopMillis: core.driver.loopTimeMillis)
-        if core.mode == .adopted {
+        if core.mode.isRunByOthers {
             // An own or caller thread is marked for as long as it runs the loop; an adopted loop's
             // thread, which is the host's, only while its batches run.
             let marked = LoopThreadMarker.enter()

@@ -10,7 +10,7 @@ extension LoopCore: ActorJobRunner {
     /// True inside this loop's actions and jobs: on its thread within a batch, or on its fallback
     /// queue after it closed.
     package var isIsolatingItsContext: Bool {
-        if isOnLoopThread { return runner.inBatch }
+        if isOnLoopThread { return isolatesWholeThread || runner.inBatch }
         return fallback.isCurrent
     }
 

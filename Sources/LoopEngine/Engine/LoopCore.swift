@@ -11,10 +11,18 @@ package enum LoopMode: Sendable {
     case ownThread
     /// The thread that called `LoopScheduler.run(name:_:)`.
     case callerThread
-    /// A loop someone else runs: a host's libuv loop (`LoopScheduler(adopting:)`), or a SwiftNIO
-    /// event loop. The engine marks its thread as a loop thread only around its own batches, and
-    /// is closed once its driver closed what it set up.
+    /// A host's libuv loop (`LoopScheduler(adopting:)`), run by the host on the thread that
+    /// adopted it. The engine marks its thread as a loop thread only around its own batches, and is
+    /// closed once its driver closed what it set up.
     case adopted
+    /// Another event loop (SwiftNIO's), which runs the engine on its own thread: the driver says
+    /// which thread that is (`LoopCore.init`'s `isOnLoopThread`, and ``LoopCore/noteLoopThread()``
+    /// once it knows the thread for good). Otherwise as ``adopted``.
+    case hosted
+
+    /// Whether someone else runs the loop (the engine marks the thread only around its batches, and
+    /// is closed when its driver closed what it set up).
+    var isRunByOthers: Bool { self == .adopted || self == .hosted }
 }
 
 /// The engine behind a LoopScheduler, and behind a scheduler on a SwiftNIO event loop: owned by the
@@ -57,6 +65,12 @@ package final class LoopCore: @unchecked Sendable {
     let reporter: LoopReporter
     /// The loop that runs the engine. Set in `init`, before the core is shared with any other thread.
     private(set) var driver: (any LoopDriver)!
+    /// Whether the driver runs ``prepareFired()`` before every block of its loop (its
+    /// `preparesBeforeEveryBlock`, read once). Set in `init`.
+    private(set) var preparesBeforeEveryBlock = true
+    /// Whether the whole loop thread is this scheduler's isolation (a SwiftNIO event loop, whose
+    /// own executor says so), not only its batches (a libuv loop's).
+    let isolatesWholeThread: Bool
     /// Runs jobs enqueued after the loop closed (Docs/Design.md §8.2): no task is ever stranded. It makes
     /// its queue only when a job falls back, so a scheduler that never needs it touches no Dispatch.
     let fallback = FallbackExecutor()
@@ -106,6 +120,7 @@ package final class LoopCore: @unchecked Sendable {
         clock: any ClockSource,
         observer: (any LoopIterationObserver)? = nil,
         isOnLoopThread: (@Sendable () -> Bool)? = nil,
+        isolatesWholeThread: Bool = false,
         makeDriver: (LoopCore) throws -> any LoopDriver,
         startThread: ((LoopCore) throws -> any LoopOwnThread)? = nil
     ) throws {
@@ -114,6 +129,7 @@ package final class LoopCore: @unchecked Sendable {
         self.mode = mode
         self.clock = clock
         self.usesSystemClock = clock is SystemClock
+        self.isolatesWholeThread = isolatesWholeThread
         let loopThread = LoopThreadIdentity(name: name, isCurrent: isOnLoopThread)
         self.loopThread = loopThread
         self.runner = LoopBatchRunner(loopThread: loopThread)
@@ -129,11 +145,12 @@ package final class LoopCore: @unchecked Sendable {
             throw error
         }
         remote.setWaker(driver)
+        preparesBeforeEveryBlock = driver.preparesBeforeEveryBlock
         // The caller-thread mode runs the loop right here, and an adopted loop runs on the thread
         // that adopted it (documented, and checked at every callback): known from now on, so a
         // `shutdown()` or a last release there, also before the host's first `uv_run`, never waits
         // for itself.
-        if mode != .ownThread { noteLoopThread() }
+        if mode == .callerThread || mode == .adopted { noteLoopThread() }
         if mode == .ownThread, let startThread {
             do {
                 ownThread = try startThread(self)
@@ -207,6 +224,12 @@ package final class LoopCore: @unchecked Sendable {
         checkCallbackThread()
         timers.driverFired()
         runPendingWork()
+    }
+
+    /// The armed wake-up will not come (its loop dropped it): the next arming arms again.
+    package func armedWakeLost() {
+        checkCallbackThread()
+        timers.driverFired()
     }
 
     /// The wall clock was stepped: re-arm from the new reading and fire what is now due.

@@ -51,7 +51,7 @@ package enum LoopShutdown {
     /// The last handle's close callback. An adopted loop belongs to the host, who goes on running
     /// it: the scheduler is closed now. An owned loop is closed once `uv_run` returns.
     package static func handlesClosed(_ core: LoopCore) {
-        if core.mode == .adopted { closed(core) }
+        if core.mode.isRunByOthers { closed(core) }
     }
 
     private static func closed(_ core: LoopCore) {

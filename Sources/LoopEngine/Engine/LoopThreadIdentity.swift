@@ -11,8 +11,8 @@ package final class LoopThreadIdentity: Sendable {
     /// The pthread running the loop, as a number; 0 until an own thread starts (scheduling before
     /// that goes through the remote queue, locked) and after the loop closed.
     private let thread = Atomic<UInt>(0)
-    /// For a loop whose thread varies (a SwiftNIO testing loop runs on a Dispatch queue's threads):
-    /// asked instead of the recorded thread.
+    /// Asked while no thread is recorded: a loop whose thread varies (a SwiftNIO testing loop runs
+    /// on a Dispatch queue's threads), or one whose thread the engine does not know yet.
     private let isCurrentCheck: (@Sendable () -> Bool)?
 
     init(name: String, isCurrent: (@Sendable () -> Bool)? = nil) {
@@ -23,8 +23,9 @@ package final class LoopThreadIdentity: Sendable {
     /// Whether the calling thread is the loop thread.
     @inline(__always)
     var isCurrent: Bool {
-        if let isCurrentCheck { return isCurrentCheck() }
-        return thread.load(ordering: .relaxed) == Self.callingThread
+        let thread = thread.load(ordering: .relaxed)
+        if thread != 0 { return thread == Self.callingThread }
+        return isCurrentCheck?() ?? false
     }
 
     /// Records the calling thread as the loop thread.

@@ -75,6 +75,18 @@ package final class TimerDriver {
     func fileOnLoopThread(_ core: LoopCore, _ timer: LoopTimer, fileDeferredFirst: Bool) {
         if fileDeferredFirst { _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) }) }
         file(core, timer)
+        if fileDeferredFirst { armSoonIfEarlier(core, timer) }
+    }
+
+    /// Outside a batch on a loop whose driver does not prepare before every block (SwiftNIO's): a
+    /// timer due before the armed wake-up (or any wall-clock one) asks for a batch, whose end arms
+    /// again. (A libuv loop's prepare callback arms before it blocks anyway.)
+    @inline(__always)
+    private func armSoonIfEarlier(_ core: LoopCore, _ timer: LoopTimer) {
+        guard !core.preparesBeforeEveryBlock else { return }
+        if timer.isWall || timer.deadlineBeforePublication < state.value.store.armedDeadline ?? .max {
+            core.driver.startIdle()
+        }
     }
 
     /// A disposed timer leaves the store, if it is there (it may have fired, or been skipped).
@@ -88,6 +100,7 @@ package final class TimerDriver {
     @inline(__always)
     func rearm(_ core: LoopCore, _ timer: LoopTimer, to deadline: Int64) {
         state.value.store.rearm(timer, to: deadline)
+        if !core.runner.inBatch { armSoonIfEarlier(core, timer) }
     }
 
     /// A re-arm from another thread moved the timer earlier: it is filed again now by the deadline

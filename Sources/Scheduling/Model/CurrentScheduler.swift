@@ -23,6 +23,8 @@ package enum CurrentScheduler {
         var weak: WeakSchedulerBox?
         /// Whether the thread runs a loop (the loop engine's `LoopThreadMarker`).
         var isLoopThread = false
+        /// The scheduler of the SwiftNIO event loop this thread runs (SchedulingNIO's look-up cache).
+        var eventLoopScheduler: AnyObject?
     }
 
     /// What the slot held before ``enterBatch(_:)``, to put back with ``leaveBatch(_:)``.
@@ -56,6 +58,14 @@ package enum CurrentScheduler {
     package static var isLoopThread: Bool {
         get { slot.isLoopThread }
         set { slot.isLoopThread = newValue }
+    }
+
+    /// A per-thread cache for SchedulingNIO: the scheduler of the event loop the thread runs, so
+    /// that `eventLoop.scheduler` on the loop thread takes no lock. Held strongly, for the thread's
+    /// life or until replaced.
+    package static var eventLoopSchedulerCache: AnyObject? {
+        get { slot.eventLoopScheduler }
+        set { slot.eventLoopScheduler = newValue }
     }
 
     /// The scheduler explicitly set on this thread, without the main-queue fallback.
