@@ -30,10 +30,11 @@ public struct PathFigures: Sendable, Equatable {
 /// operations inside a harness (batches and round trips, or one task) and `baseline` the same
 /// harness with fewer of them, each once to warm up, then ``rounds`` times alternated. Each reading
 /// is taken once the process's counts stood still for a millisecond (a thread that wakes a waiter
-/// may still free after the wake-up). Each column's least reading of the runs minus that of the
-/// baselines, over N, is the steady-state cost: the harness's own allocations cancel, and so does
-/// a buffer that a quiet loop gave back and that grows again in some readings only. Rounds whose
-/// differences disagree are marked `varied(…)`, with each round's mallocs per operation.
+/// may still free after the wake-up). Each column's median reading of the runs minus that of the
+/// baselines, over N, is the steady-state cost: the harness's own allocations cancel, and so do
+/// the odd reading's extra or missing ones (a buffer that a quiet loop gave back and grows again,
+/// a Dispatch cache that had a spare). Rounds whose differences disagree are marked `varied(…)`,
+/// with each round's mallocs per operation.
 public final class AllocationReport {
     /// Measured rounds of each path (after one run to warm up).
     public static let rounds = 5
@@ -111,10 +112,10 @@ public final class AllocationReport {
             bases.append(Reading.across(baseline, countsLoopThread))
             runs.append(Reading.across(run, countsLoopThread))
         }
-        // The steady state: each column's fewest calls, of the baselines and of the runs apart. A
-        // reading may also have paid for a buffer that a quiet loop (or Dispatch) gave back in
-        // between and that grew again, or for a worker thread Dispatch started.
-        let steady = Reading.least(of: runs).figures(minus: Reading.least(of: bases), operations: operations)
+        // The steady state: each column's median, of the baselines and of the runs apart. A reading
+        // may also have paid for a buffer that a quiet loop (or Dispatch) gave back in between and
+        // that grew again, or saved an allocation that a Dispatch cache had spare.
+        let steady = Reading.median(of: runs).figures(minus: Reading.median(of: bases), operations: operations)
         var columns = [Self.format(steady.caller), countsLoopThread ? Self.format(steady.loop ?? 0) : "-"]
         columns += [Self.format(steady.other), Self.format(steady.frees)]
         var text = Self.line(path, columns)
@@ -202,13 +203,16 @@ struct Reading {
         )
     }
 
-    /// Each column's least value among `readings`.
-    static func least(of readings: [Reading]) -> Reading {
-        Reading(
-            caller: readings.map(\.caller).min()!,
-            loop: readings.map(\.loop).min()!,
-            other: readings.map(\.other).min()!,
-            frees: readings.map(\.frees).min()!,
+    /// Each column's median among `readings` (an odd number of them).
+    static func median(of readings: [Reading]) -> Reading {
+        func median(_ column: KeyPath<Reading, Int>) -> Int {
+            readings.map { $0[keyPath: column] }.sorted()[readings.count / 2]
+        }
+        return Reading(
+            caller: median(\.caller),
+            loop: median(\.loop),
+            other: median(\.other),
+            frees: median(\.frees),
             countsLoopThread: readings[0].countsLoopThread
         )
     }
