@@ -154,6 +154,23 @@ let package = Package(
             path: "Tests/LoopLimitsProbe",
             swiftSettings: strictSettings
         ),
+        // The allocation guard (`make test-allocations`, Tests/AllocationLimits/limits.txt): a malloc
+        // interposer, the counting and reporting its probes share, and this package's probe, built in
+        // release. Executables only: no library product and no test target depends on them, so the
+        // interposer never reaches a user or the test bundle (the sanitizer builds compile it out).
+        .target(name: "CAllocationCounter", path: "Tests/AllocationCounter"),
+        .target(
+            name: "AllocationCounting",
+            dependencies: ["CAllocationCounter"],
+            path: "Tests/AllocationCounting",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "AllocationProbe",
+            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            path: "Tests/AllocationProbe",
+            swiftSettings: strictSettings
+        ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).
         .target(
             name: "LoopSchedulingTestSupport",
