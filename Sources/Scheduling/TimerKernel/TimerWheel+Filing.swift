@@ -26,6 +26,9 @@ extension TimerWheel {
             position = end
         }
         slots[position] = Element(reference, sequence)
+        #if DEBUG
+        filedDeadlines[position] = deadline
+        #endif
         reference._withUnsafeGuaranteedRef { $0.heapIndex = -(position + 2) }
         bucketStates[index].live &+= 1
         occupied[level] |= 1 << UInt64(slot)

@@ -32,7 +32,8 @@
 /// and up a heap slot); its bucket is its block's owner. An entry's deadline may move later while
 /// it waits (a lazy re-arm, ``WheeledHeap/rearm(_:to:)``): its bucket then starts before the
 /// deadline's own, which is the one lag the wheel allows (early is correct: the move files the
-/// entry again by the deadline it has then). ``invariantViolations()`` states the rest.
+/// entry again by the deadline it has then). ``invariantViolations(mayAwaitRearm:)`` states the
+/// rest.
 ///
 /// Like the heap, the wheel holds one retain of each entry, is not copyable (a copy would give the
 /// retains back twice) and releases what it still holds when dropped.
@@ -131,6 +132,12 @@ package struct TimerWheel<Entry: HeapSlotEntry>: ~Copyable {
     @usableFromInline var nextIndex = 0
     /// A big bucket moving down a chunk at a time, or nil (see ``Cascade``).
     @usableFromInline var cascade: Cascade?
+    #if DEBUG
+    /// Debug builds: per position of `slots`, the deadline its entry was filed by, raised by a lazy
+    /// re-arm (``noteLaterDeadline(_:atHeapIndex:)``). ``invariantViolations(mayAwaitRearm:)``
+    /// judges the entry's bucket by it while its live deadline may be a re-arm not filed yet.
+    @usableFromInline var filedDeadlines: [Int64] = []
+    #endif
 
     /// Whether a big bucket is moving down in chunks: its scheduler should look again at once.
     @inlinable package var isCascading: Bool { cascade != nil }
