@@ -307,6 +307,19 @@ struct LoopRearmTests {
                 _ = await onLoop(loop) { 0 }
                 _ = await onLoop(loop) { 0 }
             }
+            // The loop's armed wake-up once it filed the timer: its bucket's move, a tick before the
+            // bucket's range. (A loop that filed it before its first look at the clock filed it
+            // relative to tick 0, in a level-3 bucket that starts at `origin`: that bucket moved
+            // before the loop armed, filing it in the level-2 one.)
+            let armed = LockedValue<Int64?>(nil)
+            #expect(await eventually {
+                let deadline = await onLoop(loop) { loop.core.timers.armedDeadline }
+                armed.withLock { $0 = deadline }
+                return deadline.map { $0 > origin + 20 * second } ?? false
+            })
+            let move = try #require(armed.withLock { $0 })
+            let tick = Int64(1) << DeadlineStore.tickShift
+            #expect(move <= origin + 30 * second && move - 65 * tick > origin, "armed at \(move - origin) ns")
             // Pushed back a thousand times on the loop thread, up to 31 s: written in place.
             let slots = await onLoop(loop) { () -> [Int] in
                 let first = entry.heapIndex
@@ -315,16 +328,6 @@ struct LoopRearmTests {
             }
             #expect(slots[0] <= -2, "a 30 s timer waits in the wheel: \(slots)")
             #expect(slots[0] == slots[1], "a later deadline moved the timer: \(slots)")
-            // The loop's armed wake-up: its bucket's move, a tick before the bucket's range.
-            let armed = LockedValue<Int64?>(nil)
-            #expect(await eventually {
-                let deadline = await onLoop(loop) { loop.core.timers.armedDeadline }
-                armed.withLock { $0 = deadline }
-                return deadline.map { $0 > origin } ?? false
-            })
-            let move = try #require(armed.withLock { $0 })
-            let tick = Int64(1) << DeadlineStore.tickShift
-            #expect(move <= origin + 30 * second && move - 65 * tick > origin, "armed at \(move - origin) ns")
             // 65 ticks before the move (a small bucket moves up to 64 ticks early when the loop is
             // about to block): still in its slot, however often it was pushed back.
             await settle(at: move - 65 * tick)
