@@ -14,6 +14,7 @@
 #                 built with warnings as errors in .build-experimental/, and its suites run; then
 #                 Examples/LoopFactory, a program on LoopExecutorFactory, built and run (exits 0)
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
+#                 (SUITES="unit tsan asan experimental" chooses among them)
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
@@ -81,9 +82,11 @@ test-allocations: deps
 		$(if $(UPDATE),--update) $(ALLOCATION_PROBES)
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
-# prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
+# prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it; the suite
+# "experimental" is make test-experimental (built first, as the others, without the load).
 test-stress: deps
-	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" ./scripts/test-stress.sh
+	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" \
+		EXPERIMENTAL_TRAITS="--traits ExperimentalExecutors,$(TRAIT_NAMES)" ./scripts/test-stress.sh
 
 crosscheck: deps
 	$(STEP) crosscheck $(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200

@@ -36,7 +36,7 @@ let traits: Set<Trait> = integrationTraits.union([
         description:
             "Experimental: a plain Task.sleep in a task that prefers a scheduler wakes from the scheduler's timers, "
             + "through Swift's unsettled executor SPIs (SchedulingExecutor; SE-0505 was returned for revision). "
-            + "The next toolchain may not compile it."
+            + "Linux only: elsewhere it compiles nothing. The next toolchain may not compile it."
     ),
     // The Swift Package Index builds the documentation with every integration in it.
     .default(enabledTraits: buildsDocumentationForSPI ? integrationTraitNames : Set<String>()),
