@@ -5,6 +5,8 @@
 #               (and the resolution check and the documentation build below)
 # and more:
 #   make check-resolution  what a package depending on this one resolves, per product and trait
+#   make test-allocations  mallocs per operation on the hot paths, each allocation probe built in
+#                 release and run, against Tests/AllocationLimits/limits.txt (scripts/check-allocations.py)
 #   make examples  every ```swift block of README.md and the DocC articles compiled from a package
 #                 outside this one, the program blocks run (scripts/check-examples.sh)
 #   make docs     the DocC documentation of every public module, warnings as errors
@@ -12,6 +14,7 @@
 #                 built with warnings as errors in .build-experimental/, and its suites run; then
 #                 Examples/LoopFactory, a program on LoopExecutorFactory, built and run (exits 0)
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
+#                 (SUITES="unit tsan asan experimental" chooses among them)
 #   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
 #                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
 
@@ -44,10 +47,13 @@ SANITIZER_FLAGS := --no-parallel
 # The experimental trait's suites (Swift's unsettled executor SPIs): built with the usual traits plus
 # ExperimentalExecutors, in a build directory of their own so the usual build is not rebuilt.
 EXPERIMENTAL_SUITES := LoopSleepExecutorTests|SleepWakeJobTests|LoopExecutorFactoryTests
+# The allocation guard's probes (executables linking the malloc interposer, Tests/AllocationProbe):
+# each one's counts are checked against its section of Tests/AllocationLimits/limits.txt.
+ALLOCATION_PROBES := AllocationProbe
 # Each test step keeps its log and, when it fails, prints its failures again as its last lines.
 STEP := ./scripts/test-step.sh
 
-.PHONY: all deps build test test-unit test-experimental test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
+.PHONY: all deps build test test-unit test-experimental test-allocations test-tsan test-asan test-stress crosscheck check-resolution docs run bench example clean
 
 all: build
 
@@ -57,7 +63,7 @@ deps:
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: check-resolution examples test-unit test-experimental crosscheck docs test-tsan test-asan
+test: check-resolution examples test-unit test-experimental crosscheck test-allocations docs test-tsan test-asan
 
 test-unit: deps
 	$(STEP) unit $(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
@@ -68,10 +74,19 @@ test-experimental: deps
 		--scratch-path .build-experimental --filter '$(EXPERIMENTAL_SUITES)'
 	$(STEP) factory-demo sh -c 'cd Examples/LoopFactory && $(SWIFT) build -Xswiftc -warnings-as-errors && timeout 120 ./.build/debug/LoopFactoryDemo'
 
+# Each probe built in release with the usual flags (the release build `make run` uses), run, and its
+# mallocs per operation compared with its limits: fails naming the path, the count and the limit.
+# UPDATE=1 records the counts measured as the limits instead (review the diff).
+test-allocations: deps
+	SWIFT=$(SWIFT) SWIFT_BUILD_FLAGS="$(STRICT)" $(STEP) allocations ./scripts/check-allocations.py \
+		$(if $(UPDATE),--update) $(ALLOCATION_PROBES)
+
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;
-# prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it.
+# prints "N passed, M failed". Slow: not part of `make test`. SUITES="unit" narrows it; the suite
+# "experimental" is make test-experimental (built first, as the others, without the load).
 test-stress: deps
-	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" ./scripts/test-stress.sh
+	K=$(or $(K),5) SUITES="$(or $(SUITES),unit tsan asan)" MAKE="$(MAKE)" TRAITS="$(TRAITS)" \
+		EXPERIMENTAL_TRAITS="--traits ExperimentalExecutors,$(TRAIT_NAMES)" ./scripts/test-stress.sh
 
 crosscheck: deps
 	$(STEP) crosscheck $(SWIFT) run $(STRICT) loopsched crosscheck --seed 1 --scripts 200

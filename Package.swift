@@ -40,7 +40,7 @@ let traits: Set<Trait> = integrationTraits.union([
         description:
             "Experimental: a plain Task.sleep in a task that prefers a scheduler wakes from the scheduler's timers, "
             + "through Swift's unsettled executor SPIs (SchedulingExecutor; SE-0505 was returned for revision). "
-            + "The next toolchain may not compile it."
+            + "Linux only: elsewhere it compiles nothing. The next toolchain may not compile it."
     ),
     // The Swift Package Index builds the documentation with every integration in it.
     .default(enabledTraits: buildsDocumentationForSPI ? integrationTraitNames : Set<String>()),
@@ -168,6 +168,23 @@ let package = Package(
             name: "LoopLimitsProbe",
             dependencies: ["LoopScheduling", "Scheduling"],
             path: "Tests/LoopLimitsProbe",
+            swiftSettings: strictSettings
+        ),
+        // The allocation guard (`make test-allocations`, Tests/AllocationLimits/limits.txt): a malloc
+        // interposer, the counting and reporting its probes share, and this package's probe, built in
+        // release. Executables only: no library product and no test target depends on them, so the
+        // interposer never reaches a user or the test bundle (the sanitizer builds compile it out).
+        .target(name: "CAllocationCounter", path: "Tests/AllocationCounter"),
+        .target(
+            name: "AllocationCounting",
+            dependencies: ["CAllocationCounter"],
+            path: "Tests/AllocationCounting",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "AllocationProbe",
+            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            path: "Tests/AllocationProbe",
             swiftSettings: strictSettings
         ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).

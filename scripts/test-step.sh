@@ -13,7 +13,7 @@ status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     echo
     echo "=== $name failed (exit $status); its failures (full log: $log) ==="
-    grep -E -A4 "recorded an issue|Fatal error|fatal error:|error:|ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|SUMMARY: |Test .* failed|crashed|timed out|time limit" "$log" \
+    grep -E -A4 "recorded an issue|Fatal error|fatal error:|error:|ERROR: (Address|Thread|Leak)Sanitizer|WARNING: ThreadSanitizer|SUMMARY: |Test .* failed|crashed|timed out|time limit|^FAIL |^FAILED: " "$log" \
         | grep -v -E "^\s*$" | tail -n 80
     echo "=== end of $name's failures ==="
 fi

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # make test-stress: K runs (default 5) of each suite with a busy loop on every core beside them, so
 # a test that holds a pool thread, or asserts how fast this machine is, shows up as a failure.
-#   K=5 SUITES="unit tsan asan" scripts/test-stress.sh
+#   K=5 SUITES="unit tsan asan experimental" scripts/test-stress.sh
+# A suite is a make target, test-<suite>: unit, tsan, asan, experimental (the trait
+# ExperimentalExecutors' suites and Examples/LoopFactory, `make test-experimental`).
 # Prints one line per run and a last line exactly "N passed, M failed"; exits 1 if any failed.
-# Not part of `make test`: it is slow. Logs go to .build/stress/.
+# Not part of `make test`: it is slow. Logs go to .build/stress/. The Makefile passes TRAITS (the
+# usual --traits flag) and EXPERIMENTAL_TRAITS (the same with ExperimentalExecutors).
 set -u
 K="${K:-5}"
 SUITES="${SUITES:-unit tsan asan}"
@@ -26,7 +29,11 @@ for suite in $SUITES; do
         unit) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests >/dev/null || exit 1 ;;
         tsan) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests --scratch-path .build-tsan --sanitize=thread >/dev/null || exit 1 ;;
         asan) swift build -Xswiftc -warnings-as-errors ${TRAITS:-} --build-tests --scratch-path .build-asan --sanitize=address >/dev/null || exit 1 ;;
-        *) echo "unknown suite: $suite (unit, tsan, asan)" >&2; exit 2 ;;
+        experimental)
+            swift build -Xswiftc -warnings-as-errors ${EXPERIMENTAL_TRAITS:---traits ExperimentalExecutors} --build-tests \
+                --scratch-path .build-experimental >/dev/null || exit 1
+            (cd Examples/LoopFactory && swift build -Xswiftc -warnings-as-errors >/dev/null) || exit 1 ;;
+        *) echo "unknown suite: $suite (unit, tsan, asan, experimental)" >&2; exit 2 ;;
     esac
 done
 

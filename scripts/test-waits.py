@@ -15,6 +15,13 @@ Prints the number of `@Test` functions, the synchronous ones that block, the asy
 that block (a pool thread either way), and the semaphore and sleep calls in `Tests/`. With
 `--check`, exits 1 when any test function blocks.
 
+With `--real-time`, lists instead every test that waits in real time, with how: a polling wait
+(`eventually`, a recorder's or a task's wait: a budget of this task's runnable time), a sentinel
+timer (`letTimePass`), a timeout chosen by the test, `Task.sleep`, a thread put to sleep, a spin
+on the clock, `asyncAfter`; in its own body, in a closure it hands to another thread, or in a
+helper of `Tests/` it calls (the polling helpers themselves count as their kind). CONTRIBUTING.md
+("How tests wait") says why each kind cannot fail on a loaded machine.
+
 It reads the source, it does not compile it: a heuristic, good for the code in this repository.
 """
 import os
@@ -88,6 +95,7 @@ class Func:
         self.name, self.path, self.line = name, path, line
         self.is_test, self.is_async = is_test, is_async
         self.lines = []  # (line number, cleaned text) run on the function's own thread
+        self.all_lines = []  # every line of its body, closures run elsewhere included
         self.marked = False  # `// test-waits: blocks` above it: blocking by design
 
 
@@ -115,6 +123,9 @@ def parse(path):
                 owner = next((frame for frame in reversed(stack) if frame[0] != "plain"), None)
                 if owner and owner[0] == "func" and segment.strip():
                     owner[1].lines.append((number, segment))
+                enclosing = next((frame for frame in reversed(stack) if frame[0] == "func"), None)
+                if enclosing and segment.strip():
+                    enclosing[1].all_lines.append((number, segment))
 
             for index, char in enumerate(text):
                 if char not in "{}":
@@ -167,6 +178,43 @@ def blocking_lines(func, patterns):
     return hits
 
 
+# How a test waits in real time (for --real-time), each kind once per test.
+REAL_TIME = [
+    ("polls", r"\beventually\b|\.wait\(for:|\.wait\(timeout:|\brunTask\("),
+    ("sentinel timer", r"\bletTimePass\("),
+    ("chosen timeout", r"\btimeout: \."),
+    ("Task.sleep", r"\bTask\.sleep\("),
+    ("thread sleeps", r"(?<![.\w])u?sleep\(|Thread\.sleep"),
+    ("spins on the clock", r"while Nanoseconds\.monotonicNow\(\) <|\bbusyWait\("),
+    ("asyncAfter", r"\.asyncAfter\("),
+]
+# The shared waiting helpers: each counts as its own kind, not as what it does inside.
+WAITING_HELPERS = {"eventually", "wait", "letTimePass", "runTask", "startTask"}
+
+
+def real_time(funcs):
+    """Each @Test function that waits in real time, with the kinds of its waits."""
+    kinds = {}
+    for func in funcs:
+        found = {label for label, pattern in REAL_TIME for _, text in func.all_lines if re.search(pattern, text)}
+        kinds[func] = found
+    helpers = [func for func in funcs if not func.is_test and func.name not in WAITING_HELPERS]
+    changed = True
+    while changed:
+        changed = False
+        for func in funcs:
+            called = {name for _, text in func.all_lines for name in re.findall(r"(?<![\w])(\w+)\(", text)}
+            for helper in helpers:
+                if helper is func or helper.name not in called:
+                    continue
+                if scope(helper.path) not in ("", scope(func.path), SHARED):
+                    continue
+                if not kinds[helper] <= kinds[func]:
+                    kinds[func] |= kinds[helper]
+                    changed = True
+    return [(func, sorted(kinds[func])) for func in funcs if func.is_test and kinds[func]]
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     root = args[0] if args else "Tests"
@@ -177,6 +225,12 @@ def main():
         if name.endswith(".swift")
     )
     funcs = [func for path in files for func in parse(path)]
+    if "--real-time" in sys.argv:
+        listed = real_time(funcs)
+        for func, found in listed:
+            print(f"{func.path}:{func.line} {func.name}: {', '.join(found)}")
+        print(f"{len(listed)} of {sum(1 for func in funcs if func.is_test)} @Test functions wait in real time")
+        return
     patterns = [(pattern, "", False) for pattern in PRIMITIVES]
     while True:
         blocking = [func for func in funcs if blocking_lines(func, patterns)]

@@ -66,7 +66,7 @@ struct RunConditions {
     /// Whether this build has the package trait ExperimentalExecutors, under which a LoopScheduler
     /// serves the plain `Task.sleep`s of the tasks that prefer it.
     static var experimentalExecutors: Bool {
-        #if compiler(>=6.3) && ExperimentalExecutors
+        #if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
         true
         #else
         false

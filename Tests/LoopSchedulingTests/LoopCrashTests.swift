@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Scheduling
 import Testing
@@ -29,6 +30,37 @@ struct LoopCrashTests {
         if let result {
             let output = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(output.contains("loop-confined state of 'confined' reached off its loop thread"), "\(output)")
+        }
+        #endif
+    }
+
+    @Test("A timer filed where it would fire after its deadline stops the program in debug builds, before the loop arms")
+    func lateTimerIsChecked() async {
+        #if DEBUG
+        let result = await ExitTests.serially {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                startWatchdog()
+                let loop = try! LoopScheduler(name: "late")
+                let ticker = loop.schedule(after: .seconds(3_600), repeatingEvery: .seconds(3_600)) {}
+                // On the loop thread, behind the store's back: the periodic timer (which no re-arm
+                // from another thread can move) is now due in a millisecond, in a bucket an hour out.
+                let corrupted = DispatchSemaphore(value: 0)
+                loop.schedule {
+                    let periodic = ticker as! PeriodicLoopTimer
+                    periodic.deadline = loop.core.monotonicNow() + 1_000_000
+                    corrupted.signal()
+                }
+                corrupted.wait()
+                // Iterations: the store checks itself before the loop arms, every few of them.
+                for _ in 0..<10_000 {
+                    loop.schedule {}
+                    usleep(1_000)
+                }
+            }
+        }
+        if let result {
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("DeadlineStore: ") && output.contains("broken invariants of its timer store") && output.contains("late"), "\(output.suffix(2000))")
         }
         #endif
     }

@@ -287,33 +287,69 @@ struct LoopTimerTests {
 struct LoopRearmTests {
     @Test("On the loop thread a far timer pushed back stays in its wheel slot until its bucket comes due, and fires once at its last deadline")
     func lazyOnLoopThread() async throws {
-        let loop = try LoopScheduler(name: "rearm-lazy")
-        let fired = LockedValue<[Int64]>([])
-        let timer = loop.scheduleRearmable(after: .seconds(30)) { fired.withLock { $0.append(Nanoseconds.monotonicNow()) } }
-        let slots = LockedValue<[Int]>([])
-        let entry = try #require(timer as? LoopTimer)
-        let done = LockedValue(false)
-        loop.schedule {
-            slots.withLock { $0.append(entry.heapIndex) }
-            for push in 1...1_000 { _ = timer.rearm(after: .seconds(30) + .milliseconds(push)) }
-            slots.withLock { $0.append(entry.heapIndex) }
-            done.withLock { $0 = true }
+        // On a clock the test steps, from a level-3 boundary of the wheel (2^38 ns), so that a
+        // 30 s timer waits in a level-2 bucket whose move is some 26 s out: every instant is
+        // exact, and the action records the reading it ran at, so the test tells which deadline
+        // fired.
+        let clock = SteppableClock()
+        let origin = (Nanoseconds.monotonicNow() >> 38 + 1) << 38
+        let second: Int64 = 1_000_000_000
+        clock.freezeMonotonic(at: origin)
+        let loop = try LoopScheduler(name: "rearm-lazy", clock: clock)
+        try await shuttingDown(loop) {
+            let fired = LockedValue<[Int64]>([])
+            let timer = loop.scheduleRearmable(after: .seconds(30)) { fired.withLock { $0.append(clock.monotonicNow()) } }
+            let entry = try #require(timer as? LoopTimer)
+            /// Steps the clock to `instant` and returns once a batch begun after the step has ended,
+            /// and with it the firing of what was due then (a second round trip: the first one's
+            /// task runs before its batch fires).
+            func settle(at instant: Int64) async {
+                clock.freezeMonotonic(at: instant)
+                _ = await onLoop(loop) { 0 }
+                _ = await onLoop(loop) { 0 }
+            }
+            // The loop's armed wake-up once it filed the timer: its bucket's move, a tick before the
+            // bucket's range. (A loop that filed it before its first look at the clock filed it
+            // relative to tick 0, in a level-3 bucket that starts at `origin`: that bucket moved
+            // before the loop armed, filing it in the level-2 one.)
+            let armed = LockedValue<Int64?>(nil)
+            #expect(await eventually {
+                let deadline = await onLoop(loop) { loop.core.timers.armedDeadline }
+                armed.withLock { $0 = deadline }
+                return deadline.map { $0 > origin + 20 * second } ?? false
+            })
+            let move = try #require(armed.withLock { $0 })
+            let tick = Int64(1) << DeadlineStore.tickShift
+            #expect(move <= origin + 30 * second && move - 65 * tick > origin, "armed at \(move - origin) ns")
+            // Pushed back a thousand times on the loop thread, up to 31 s: written in place.
+            let slots = await onLoop(loop) { () -> [Int] in
+                let first = entry.heapIndex
+                for push in 1...1_000 { _ = timer.rearm(after: .seconds(30) + .milliseconds(push)) }
+                return [first, entry.heapIndex]
+            }
+            #expect(slots[0] <= -2, "a 30 s timer waits in the wheel: \(slots)")
+            #expect(slots[0] == slots[1], "a later deadline moved the timer: \(slots)")
+            // 65 ticks before the move (a small bucket moves up to 64 ticks early when the loop is
+            // about to block): still in its slot, however often it was pushed back.
+            await settle(at: move - 65 * tick)
+            let waiting = await onLoop(loop) { entry.heapIndex }
+            #expect(waiting == slots[0], "the timer left its bucket before the bucket came due")
+            // Its first deadline: the bucket has moved, filing it by the deadline it has now.
+            await settle(at: origin + 30 * second)
+            #expect(fired.withLock { $0 }.isEmpty, "it fired at its first deadline")
+            // Brought forward on the loop thread, 5 ms from the clock's reading: it moves at once and
+            // fires at that deadline, neither a nanosecond before nor at the one it was pushed to.
+            let broughtTo = origin + 30 * second + 5_000_000
+            let rearmed = await onLoop(loop) { timer.rearm(after: .milliseconds(5)) }
+            #expect(rearmed)
+            await settle(at: broughtTo - 1)
+            #expect(fired.withLock { $0 }.isEmpty, "it fired before the deadline it was brought forward to")
+            await settle(at: broughtTo)
+            #expect(fired.withLock { $0 } == [broughtTo], "fired at \(fired.withLock { $0 }.map { $0 - origin }) ns")
+            await settle(at: origin + 31 * second)
+            #expect(fired.withLock { $0 } == [broughtTo], "it ran again at the deadline it was pushed back to")
+            #expect(await eventually { loop.statistics.timersPending == 0 })
         }
-        #expect(await eventually { done.withLock { $0 } })
-        let seen = slots.withLock { $0 }
-        #expect(seen.count == 2 && seen[0] <= -2, "a 30 s timer waits in the wheel: \(seen)")
-        #expect(seen.first == seen.last, "a later deadline moved the timer: \(seen)")
-        // Brought forward from the loop thread: it moves at once and fires.
-        let broughtAt = LockedValue<Int64>(0)
-        loop.schedule {
-            broughtAt.withLock { $0 = Nanoseconds.monotonicNow() }
-            _ = timer.rearm(after: .milliseconds(5))
-        }
-        #expect(await eventually { fired.withLock { !$0.isEmpty } })
-        let firedAt = try #require(fired.withLock { $0 }.first)
-        #expect(firedAt >= broughtAt.withLock { $0 } + 5_000_000)
-        #expect(await eventually { loop.statistics.timersPending == 0 })
-        await loop.shutdown()
     }
 
     @Test("A re-armable timer made after shutdown is refused: it never runs and rearm returns false")

@@ -1,4 +1,4 @@
-#if compiler(>=6.3) && ExperimentalExecutors
+#if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
 import Foundation
 import LoopSchedulingTestSupport
 import Scheduling

@@ -23,7 +23,7 @@ package enum LoopItem {
     case actorJob(UnownedJob)
 }
 
-#if compiler(>=6.3) && ExperimentalExecutors
+#if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
 extension LoopItem {
     /// A task or a job: user code the loop runs (a timer, cancellation or re-arm only files).
     @inline(__always)

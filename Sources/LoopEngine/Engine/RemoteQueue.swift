@@ -29,7 +29,7 @@ package final class RemoteQueue: @unchecked Sendable {
     /// under the lock, read without it: a hint, which the loop trusts only where a stale `false`
     /// is harmless (see ``LoopBatchRunner/runRemoteItems(lockFree:)``).
     private let nonEmpty = Atomic<Bool>(false)
-    #if compiler(>=6.3) && ExperimentalExecutors
+    #if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
     /// Whether a task or job waits in `items`: written under the lock, read without it. Timers and
     /// cancellations, which may wait up to ``LoopCore/flushInterval`` without waking an idle
     /// loop, do not count. The placement hint of `LoopExecutorFactory`'s default executor (trait
@@ -82,7 +82,7 @@ package final class RemoteQueue: @unchecked Sendable {
             guard accepts(item) else { return false }
             state.items.append(item)
             if state.items.count == 1 { nonEmpty.store(true, ordering: .releasing) }
-            #if compiler(>=6.3) && ExperimentalExecutors
+            #if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
             if item.isWork, !holdsWork.load(ordering: .relaxed) { holdsWork.store(true, ordering: .relaxed) }
             #endif
             if state.rule.admit(item) { waker!.wake() }
@@ -118,7 +118,7 @@ package final class RemoteQueue: @unchecked Sendable {
     /// Whether anything may be queued, without the lock (see `nonEmpty`).
     var mayHaveItems: Bool { nonEmpty.load(ordering: .acquiring) }
 
-    #if compiler(>=6.3) && ExperimentalExecutors
+    #if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
     /// Whether a task or job may be waiting, without the lock (see `holdsWork`).
     var mayHoldWork: Bool { holdsWork.load(ordering: .relaxed) }
     #endif
@@ -161,7 +161,7 @@ package final class RemoteQueue: @unchecked Sendable {
         swap(&state.items, &batch)
         bufferCapacity.store(state.items.capacity, ordering: .relaxed)
         nonEmpty.store(false, ordering: .relaxed)
-        #if compiler(>=6.3) && ExperimentalExecutors
+        #if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
         if holdsWork.load(ordering: .relaxed) { holdsWork.store(false, ordering: .relaxed) }
         #endif
     }

@@ -33,6 +33,10 @@ package struct DeadlineStore: ~Copyable {
     private(set) var nextSequence: UInt64 = 0
     /// The monotonic time the driver is armed for, or nil when it is not armed.
     private(set) var armedDeadline: Int64?
+    #if DEBUG
+    /// When debug builds check the invariants before arming (``assertSoundNowAndThen()``).
+    private var sampler = InvariantSampler()
+    #endif
 
     /// How often a wall-clock wait is re-checked at least, in case a clock step went unnoticed
     /// (the `uv_timer_t` driver has no cancel-on-set notification).
@@ -126,6 +130,9 @@ package struct DeadlineStore: ~Copyable {
         wallNow: @autoclosure () -> Int64,
         flushBy: Int64? = nil
     ) -> Wake {
+        #if DEBUG
+        assertSoundNowAndThen()
+        #endif
         monotonic.advance(monotonicNow: monotonicNow, beforeSleeping: true)
         var wake = monotonic.wake ?? TimerWake(at: Nanoseconds.never)
         if let first = wall.firstKey, first.deadline != Nanoseconds.never {
@@ -137,7 +144,8 @@ package struct DeadlineStore: ~Copyable {
         if wake.target <= monotonicNow { return .runNow }
         if wake.isServed(byArmed: armedDeadline) { return .keep }
         armedDeadline = wake.target
-        return .arm(in: wake.target - monotonicNow)
+        // Saturating: a deadline near `Int64.max` on a clock read below zero (an injected one).
+        return .arm(in: Nanoseconds.subtracting(wake.target, monotonicNow))
     }
 
     /// The driver fired: nothing is armed any more.
@@ -212,6 +220,33 @@ package struct DeadlineStore: ~Copyable {
             monotonic.reposition(timer)
         }
     }
+
+    // MARK: Invariants
+
+    /// Whether `timer`'s deadline may have been moved earlier in place by a re-arm the loop has yet
+    /// to file: a one-shot timer of a loop, which another thread may re-arm (it writes the
+    /// deadline, then queues the timer as ``LoopItem/rearmed(_:)``). Periodic timers, and the unit
+    /// tests' timers of no loop, are re-armed by the store alone.
+    static func mayAwaitRearm(_ timer: LoopTimer) -> Bool {
+        timer.core != nil && !timer.isPeriodic
+    }
+
+    /// Every broken invariant of the wheel and the heaps (`WheeledHeap.invariantViolations`): a
+    /// timer filed where it would fire after its deadline is late, unless `mayAwaitRearm` says a
+    /// re-arm not filed yet may have moved it (then the deadline it was filed by counts).
+    func invariantViolations(mayAwaitRearm: (LoopTimer) -> Bool = Self.mayAwaitRearm) -> [String] {
+        monotonic.invariantViolations(mayAwaitRearm: mayAwaitRearm)
+            + wall.invariantViolations(mayAwaitRearm: mayAwaitRearm)
+    }
+
+    #if DEBUG
+    /// Debug builds, before the loop arms its wake-up: ``invariantViolations(mayAwaitRearm:)`` now
+    /// and then (`InvariantSampler`), stopping the program if any is broken. The store stands still
+    /// here; a re-arm from another thread may be on its way, which ``mayAwaitRearm(_:)`` allows for.
+    private mutating func assertSoundNowAndThen() {
+        monotonic.assertSound(with: wall, sampler: &sampler, mayAwaitRearm: Self.mayAwaitRearm, owner: "DeadlineStore")
+    }
+    #endif
 
     var hasWallTimers: Bool { !wall.isEmpty }
     var hasMonotonicTimers: Bool { !monotonic.isEmpty }

@@ -222,8 +222,8 @@ package final class TimerDriver {
 
     /// Runs one popped timer, unless it was disposed first; a periodic timer that stays active goes
     /// back into the store at its next grid point. A one-shot timer whose deadline a re-arm on
-    /// another thread moved past `now` since it was filed goes back into the store with its
-    /// sequence instead (returns false: it did not fire).
+    /// another thread moved later than the key it was popped by goes back into the store with its
+    /// sequence instead (returns false: it did not fire, or not yet in this pass).
     private func fire(
         _ core: LoopCore,
         _ timer: LoopTimer,
@@ -244,9 +244,12 @@ package final class TimerDriver {
                 core.reporter.disposedBeforeRun()
                 return true
             }
-            // Claimed, so no re-arm can write the deadline now: this read is its last word.
-            guard timer.deadline <= now else {
-                // Moved later by a re-arm from another thread: back in with its sequence.
+            // Claimed, so no re-arm can write the deadline now: this read is its last word. Moved
+            // later than the key it was popped by (a re-arm from another thread, written in place),
+            // it goes back in with its sequence, by its deadline: if that is due too, it comes out
+            // again in this pass, in its deadline's order among the timers due (rule 3).
+            let deadline = timer.deadline
+            guard deadline <= Nanoseconds.subtracting(now, lateness) else {
                 if ActionLifecycle.abortClaim(timer.state) {
                     state.value.store.refile(timer, sequence: sequence)
                 } else {
@@ -260,7 +263,8 @@ package final class TimerDriver {
                 return true
             }
             let action = timer.action.take()
-            core.reporter.timerFired(lateness: lateness)
+            // An earlier deadline from another thread may not be filed yet: lateness is the live one's.
+            core.reporter.timerFired(lateness: Nanoseconds.subtracting(now, deadline))
             if let action { action() } else { timer.fireHandler() }
             return true
         }

@@ -1,5 +1,7 @@
-#if compiler(>=6.3) && ExperimentalExecutors
+#if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
 // The package trait ExperimentalExecutors (off by default): see SleepWakeJob in module Scheduling.
+// Linux only: `wakeDeadline` reads a `SuspendingClock` instant as `CLOCK_MONOTONIC`, which it is on
+// Linux alone (Darwin's is `CLOCK_UPTIME_RAW`).
 import Scheduling
 
 /// The wake-up of a plain `Task.sleep` on the loop: a timer entry holding the runtime's wake job

@@ -1,7 +1,7 @@
 import CLibUV
 
-// The libuv calls of a host program, beside UVHandles.swift: the only other file of the package
-// that calls libuv.
+// The libuv calls of a host program, beside UVHandles.swift and UVHandles+TimerDriver.swift: the
+// only other file of the package that calls libuv.
 
 /// A bare `uv_loop_t` owned by a host program, for the adopted-mode fixture in the tests and the
 /// benchmarks: the few libuv calls a host makes, kept here with the rest of the unsafe code.

@@ -6,10 +6,12 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-// Every libuv call and every raw pointer of the loop engine lives in this file (pthread calls
-// live in LoopThread.swift, a host program's few libuv calls in HostUVLoop.swift). The handles' `data` field points at their UVHandles, which keeps
-// itself retained from set-up until the last close callback, so a callback never sees freed
-// memory, also when the close callbacks of a failed set-up run later on a host's loop.
+// Every libuv call and every raw pointer of the loop engine lives in this file and in
+// UVHandles+TimerDriver.swift, the timer driver's handles (pthread calls live in LoopThread.swift,
+// a host program's few libuv calls in HostUVLoop.swift). The handles' `data` field points at their
+// UVHandles, which keeps itself retained from set-up until the last close callback, so a callback
+// never sees freed memory, also when the close callbacks of a failed set-up run later on a host's
+// loop.
 
 /// The libuv handles of one LoopScheduler, and the loop itself when the scheduler owns it.
 ///
@@ -32,12 +34,13 @@ final class UVHandles: LoopDriver {
     private var async: UnsafeMutablePointer<uv_async_t>?
     private var prepare: UnsafeMutablePointer<uv_prepare_t>?
     private var idle: UnsafeMutablePointer<uv_idle_t>?
-    private var timer: UnsafeMutablePointer<uv_timer_t>?
+    /// The `uv_timer_t` driver's handle (UVHandles+TimerDriver.swift arms it).
+    private(set) var timer: UnsafeMutablePointer<uv_timer_t>?
     /// The monotonic timerfd and the realtime cancel-on-set one, and the polls watching them: each
     /// fd is closed after its poll's close callback (closing an fd libuv watches is undefined), or
     /// directly if its poll was never initialised.
-    private var timerFD: Int32 = -1
-    private var clockFD: Int32 = -1
+    private(set) var timerFD: Int32 = -1
+    private(set) var clockFD: Int32 = -1
     private var poll: UnsafeMutablePointer<uv_poll_t>?
     private var clockPoll: UnsafeMutablePointer<uv_poll_t>?
     /// Initialised handles not yet closed.
@@ -78,10 +81,10 @@ final class UVHandles: LoopDriver {
     }
 
     private func setUp(_ kind: TimerDriverKind, faults: LoopSetUpFaults) throws {
-        async = try initHandle(UV_ASYNC, .asyncInit, faults) { uv_async_init(loop, $0, onAsync) }
+        async = try initHandle(UV_ASYNC, .asyncInit, faults) { uv_async_init(loop, $0, Self.onAsync) }
         prepare = try initHandle(UV_PREPARE, .prepareInit, faults) { uv_prepare_init(loop, $0) }
         try faults.check(.prepareStart)
-        try Self.check("uv_prepare_start", uv_prepare_start(prepare, onPrepare))
+        try Self.check("uv_prepare_start", uv_prepare_start(prepare, Self.onPrepare))
         idle = try initHandle(UV_IDLE, .idleInit, faults) { uv_idle_init(loop, $0) }
         #if os(Linux)
         if kind == .timerfd {
@@ -91,10 +94,10 @@ final class UVHandles: LoopDriver {
             clockFD = try Self.makeTimerFD(CLOCK_REALTIME, "timerfd_create(CLOCK_REALTIME)")
             poll = try initHandle(UV_POLL, .pollInit, faults) { uv_poll_init(loop, $0, timerFD) }
             try faults.check(.pollStart)
-            try Self.check("uv_poll_start", uv_poll_start(poll, Int32(UV_READABLE.rawValue), onTimerFD))
+            try Self.check("uv_poll_start", uv_poll_start(poll, Int32(UV_READABLE.rawValue), Self.onTimerFD))
             clockPoll = try initHandle(UV_POLL, .clockPollInit, faults) { uv_poll_init(loop, $0, clockFD) }
             try faults.check(.clockPollStart)
-            try Self.check("uv_poll_start", uv_poll_start(clockPoll, Int32(UV_READABLE.rawValue), onClockFD))
+            try Self.check("uv_poll_start", uv_poll_start(clockPoll, Int32(UV_READABLE.rawValue), Self.onClockFD))
             try faults.check(.clockWatch)
             try armClockWatch()
             return
@@ -199,7 +202,7 @@ final class UVHandles: LoopDriver {
 
     /// Debug builds: stop unless on the loop thread (while a core is attached).
     @inline(__always)
-    private func assertConfined(_ function: StaticString = #function) {
+    func assertConfined(_ function: StaticString = #function) {
         core?.assertOnLoopThread(function)
     }
 
@@ -224,7 +227,7 @@ final class UVHandles: LoopDriver {
         assertConfined()
         guard !idleActive else { return }
         idleActive = true
-        let rc = uv_idle_start(idle, onIdle)
+        let rc = uv_idle_start(idle, Self.onIdle)
         precondition(rc == 0, "uv_idle_start failed: \(Self.message(rc))")
     }
 
@@ -236,68 +239,6 @@ final class UVHandles: LoopDriver {
         precondition(rc == 0, "uv_idle_stop failed: \(Self.message(rc))")
     }
 
-    // MARK: The timer driver
-
-    /// Arms the driver to fire `nanoseconds` from now (at least 1 ns; the store re-checks the clock).
-    func arm(in nanoseconds: Int64) {
-        assertConfined()
-        #if os(Linux)
-        if timerFD >= 0 {
-            let delay = max(1, nanoseconds)
-            var spec = itimerspec()
-            spec.it_value.tv_sec = Int(delay / 1_000_000_000)
-            spec.it_value.tv_nsec = Int(delay % 1_000_000_000)
-            let rc = timerfd_settime(timerFD, 0, &spec, nil)
-            precondition(rc == 0, "timerfd_settime failed: errno \(errno)")
-            return
-        }
-        #endif
-        // Rounded up to whole milliseconds, at least 1: a 0 timeout re-armed from a callback runs
-        // again in the same pass on libuv < 1.48 and starves the loop (libuv#4245).
-        let milliseconds = UInt64(max(1, nanoseconds / 1_000_000 + (nanoseconds % 1_000_000 > 0 ? 1 : 0)))
-        let rc = uv_timer_start(timer, onUVTimer, milliseconds, 0)
-        precondition(rc == 0, "uv_timer_start failed: \(Self.message(rc))")
-    }
-
-    #if os(Linux)
-    /// Arms the realtime timerfd a year out with `TFD_TIMER_CANCEL_ON_SET`, so any step of the
-    /// wall clock makes it readable with `ECANCELED`.
-    private func armClockWatch() throws {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var spec = itimerspec()
-        spec.it_value.tv_sec = now.tv_sec + 365 * 24 * 3600
-        let flags = Int32(TFD_TIMER_ABSTIME) | Int32(TFD_TIMER_CANCEL_ON_SET)
-        if timerfd_settime(clockFD, flags, &spec, nil) != 0 {
-            throw LoopSchedulerError.system(call: "timerfd_settime(clock)", errno: errno)
-        }
-    }
-
-    private static func makeTimerFD(_ clock: Int32, _ call: String) throws -> Int32 {
-        let fd = timerfd_create(clock, Int32(TFD_NONBLOCK) | Int32(TFD_CLOEXEC))
-        if fd < 0 { throw LoopSchedulerError.system(call: call, errno: errno) }
-        return fd
-    }
-
-    /// Consumes the monotonic timerfd's expiration count. `EAGAIN` is a spurious wake-up (the fd
-    /// was re-armed after it became readable); anything else is a bug.
-    fileprivate func drainTimerFD() {
-        var expirations: UInt64 = 0
-        let count = read(timerFD, &expirations, 8)
-        precondition(count == 8 || errno == EAGAIN, "read(timerfd) failed: errno \(errno)")
-    }
-
-    /// Consumes the realtime timerfd; re-arms it and reports whether the wall clock was set.
-    fileprivate func drainClockFD() -> Bool {
-        var expirations: UInt64 = 0
-        let count = read(clockFD, &expirations, 8)
-        let clockWasSet = count < 0 && errno == ECANCELED
-        precondition(count == 8 || errno == EAGAIN || errno == ECANCELED, "read(clock timerfd) failed: errno \(errno)")
-        do { try armClockWatch() } catch { preconditionFailure("re-arming the clock timerfd: \(error)") }
-        return clockWasSet
-    }
-    #endif
-
     // MARK: Closing
 
     /// Closes every initialised handle; ``LoopShutdown/handlesClosed(_:)`` hears from the last close
@@ -307,7 +248,7 @@ final class UVHandles: LoopDriver {
         func close<Handle>(_ handle: UnsafeMutablePointer<Handle>?) {
             guard let handle else { return }
             let raw = Self.asHandle(handle)
-            if uv_is_closing(raw) == 0 { uv_close(raw, onClose) }
+            if uv_is_closing(raw) == 0 { uv_close(raw, Self.onClose) }
         }
         close(async)
         close(prepare)
@@ -317,7 +258,7 @@ final class UVHandles: LoopDriver {
         close(timer)
     }
 
-    fileprivate func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+    private func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
         assertConfined()
         #if os(Linux)
         if let poll, handle == Self.asHandle(poll) {
@@ -356,7 +297,7 @@ final class UVHandles: LoopDriver {
 
     // MARK: Helpers
 
-    fileprivate static func asHandle<Handle>(
+    static func asHandle<Handle>(
         _ handle: UnsafeMutablePointer<Handle>
     ) -> UnsafeMutablePointer<uv_handle_t> {
         UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self)
@@ -370,35 +311,19 @@ final class UVHandles: LoopDriver {
         .libuv(call: call, code: rc, message: message(rc))
     }
 
-    fileprivate static func message(_ rc: Int32) -> String {
+    static func message(_ rc: Int32) -> String {
         String(cString: uv_strerror(rc))
     }
-}
 
-/// The UVHandles behind any of our handles.
-private func handles<Handle>(_ handle: UnsafeMutablePointer<Handle>?) -> UVHandles {
-    Unmanaged<UVHandles>.fromOpaque(UVHandles.asHandle(handle!).pointee.data!).takeUnretainedValue()
-}
+    /// The UVHandles behind any of its handles.
+    static func owner<Handle>(of handle: UnsafeMutablePointer<Handle>?) -> UVHandles {
+        Unmanaged<UVHandles>.fromOpaque(asHandle(handle!).pointee.data!).takeUnretainedValue()
+    }
 
-// Only close callbacks can come after a failed set-up (the others were never started), so the
-// others can rely on the core.
-private let onAsync: uv_async_cb = { handle in handles(handle).core!.asyncFired() }
-private let onPrepare: uv_prepare_cb = { handle in handles(handle).core!.prepareFired() }
-private let onIdle: uv_idle_cb = { handle in handles(handle).core!.idleFired() }
-private let onUVTimer: uv_timer_cb = { handle in handles(handle).core!.timerFired() }
-private let onClose: uv_close_cb = { handle in handles(handle).handleDidClose(handle!) }
-
-#if os(Linux)
-private let onTimerFD: uv_poll_cb = { handle, status, _ in
-    precondition(status == 0, "uv_poll on the timerfd reported \(UVHandles.message(status))")
-    let handles = handles(handle)
-    handles.drainTimerFD()
-    handles.core!.timerFired()
+    // Only close callbacks can come after a failed set-up (the others were never started), so the
+    // others can rely on the core. The timer driver's are in UVHandles+TimerDriver.swift.
+    private static let onAsync: uv_async_cb = { handle in UVHandles.owner(of: handle).core!.asyncFired() }
+    private static let onPrepare: uv_prepare_cb = { handle in UVHandles.owner(of: handle).core!.prepareFired() }
+    private static let onIdle: uv_idle_cb = { handle in UVHandles.owner(of: handle).core!.idleFired() }
+    private static let onClose: uv_close_cb = { handle in UVHandles.owner(of: handle).handleDidClose(handle!) }
 }
-
-private let onClockFD: uv_poll_cb = { handle, status, _ in
-    precondition(status == 0, "uv_poll on the clock timerfd reported \(UVHandles.message(status))")
-    let handles = handles(handle)
-    if handles.drainClockFD() { handles.core!.wallClockChanged() }
-}
-#endif

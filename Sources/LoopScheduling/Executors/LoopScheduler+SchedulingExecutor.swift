@@ -1,4 +1,4 @@
-#if compiler(>=6.3) && ExperimentalExecutors
+#if compiler(>=6.3) && ExperimentalExecutors && os(Linux)
 // The package trait ExperimentalExecutors (off by default): Swift's unsettled executor SPIs, which
 // the next toolchain may not compile. Without the trait nothing of this file is compiled.
 @_spi(ExperimentalScheduling) import _Concurrency

@@ -32,6 +32,10 @@ package final class DispatchTimerQueue: Sendable {
         var sequence: UInt64 = 0
         var armedMonotonic: Int64?
         var armedWall: Int64?
+        #if DEBUG
+        /// When debug builds check the heaps' and the wheel's invariants (in ``arm(_:)``).
+        var sampler = InvariantSampler()
+        #endif
     }
 
     private let queue: DispatchQueue
@@ -152,6 +156,16 @@ package final class DispatchTimerQueue: Sendable {
     /// is not served by its arming. A later target (the first timer was disposed) keeps the old
     /// arming: one wake-up for nothing beats a re-arm per cancel.
     private func arm(_ state: inout State) {
+        #if DEBUG
+        // After every change, under the lock: every deadline was written here, and filed at once
+        // (or later in place, in the wheel), so none may be filed later than it is due.
+        state.monotonic.assertSound(
+            with: state.wall,
+            sampler: &state.sampler,
+            mayAwaitRearm: { _ in false },
+            owner: "DispatchTimerQueue"
+        )
+        #endif
         if state.monotonic.nextAdvance < state.armedMonotonic ?? .max {
             // The wheel would set the wake-up: hand it what is due soon first, so a lone timer
             // wakes the source once, at its deadline, not a tick early as well.

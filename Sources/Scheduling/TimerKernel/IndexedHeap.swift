@@ -221,8 +221,8 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
     }
 
     /// Debug builds check the heap order and every entry's slot after each mutation (the keys are
-    /// what orders the heap; `WheeledHeap.invariantViolations()` also compares them with the
-    /// entries' deadlines, for owners that keep the two equal).
+    /// what orders the heap; ``invariantViolations(mayAwaitRearm:)`` also compares them with the
+    /// entries' deadlines).
     @inlinable func checkInvariants() {
         #if DEBUG
         guard storage.count <= 64 else { return }  // O(n): checked on small heaps, where tests live
@@ -241,6 +241,30 @@ package struct IndexedHeap<Entry: HeapSlotEntry>: ~Copyable {
             }
         }
         #endif
+    }
+}
+
+extension IndexedHeap {
+    /// Every broken invariant of the heap, described; empty when it is sound. O(n).
+    ///
+    /// Each entry says where it is, and no node orders before its parent. The keys order the heap;
+    /// an entry's own deadline may be later than its key (a re-arm on another thread wrote it in
+    /// place: its owner finds it not due when it pops it, and files it again), never earlier, unless
+    /// `mayAwaitRearm` says that a re-arm its owner has yet to file may have moved it earlier:
+    /// otherwise the entry would be popped after its deadline, late.
+    package func invariantViolations(mayAwaitRearm: (Entry) -> Bool = { _ in false }) -> [String] {
+        var found: [String] = []
+        for (index, node) in storage.enumerated() {
+            let entry = node.entry
+            if entry.heapIndex != index { found.append("heap slot \(index): its entry says \(entry.heapIndex)") }
+            if node.deadline > entry.deadline && !mayAwaitRearm(entry) {
+                found.append("heap slot \(index): key \(node.deadline), after its deadline \(entry.deadline): late")
+            }
+            if index > 0, Self.less(node, storage[(index - 1) / 4]) {
+                found.append("heap slot \(index) orders before its parent")
+            }
+        }
+        return found
     }
 }
 

@@ -20,6 +20,9 @@ extension TimerWheel {
             block = blocks.count
             blocks.append(Block(next: -1, bucket: -1))
             slots.append(contentsOf: repeatElement(Element(filler, Element.holeBit), count: Self.blockSize))
+            #if DEBUG
+            filedDeadlines.append(contentsOf: repeatElement(0, count: Self.blockSize))
+            #endif
         }
         blocks[block] = Block(next: bucketStates[index].head, bucket: Int32(truncatingIfNeeded: index))
         bucketStates[index].head = Int32(truncatingIfNeeded: block)
@@ -109,6 +112,9 @@ extension TimerWheel {
             all.append(entry)
         }
         slots = []
+        #if DEBUG
+        filedDeadlines = []
+        #endif
         blocks = []
         freeBlock = -1
         for index in bucketStates.indices { bucketStates[index] = BucketState() }

@@ -1,5 +1,5 @@
 // A big wheel bucket moving down in chunks: the cascade's state and steps. The type's notes, and
-// how `advance` and `move` start, continue and finish it, are in TimerWheel.swift.
+// how `advance` and `move` start, continue and finish it, are in TimerWheel+Advance.swift.
 
 extension TimerWheel {
     /// A bucket above level 0 moving down in chunks (``advance(now:into:continuesCascade:)`` with

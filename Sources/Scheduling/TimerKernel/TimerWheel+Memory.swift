@@ -15,6 +15,9 @@ extension TimerWheel {
         if count == 0 {
             if slots.capacity > 0 {
                 slots = []
+                #if DEBUG
+                filedDeadlines = []
+                #endif
                 blocks = []
                 freeBlock = -1
             }
@@ -23,6 +26,10 @@ extension TimerWheel {
         guard slots.capacity > keeping, count < slots.count / 4 else { return }
         // Every live entry appended again, bucket by bucket, to fresh blocks of a fresh array.
         let old = (slots: slots, blocks: blocks, states: bucketStates)
+        #if DEBUG
+        let oldFiled = filedDeadlines
+        filedDeadlines = []
+        #endif
         let mask = Self.blockSize &- 1
         slots = []
         slots.reserveCapacity(old.states.reduce(0) { $0 + ((Int($1.live) + mask) & ~mask) })
@@ -39,6 +46,9 @@ extension TimerWheel {
                     // Fewer blocks than before: linking one cannot fail.
                     let moved = appendPosition(to: index, filler: element.reference)!
                     slots[moved] = element
+                    #if DEBUG
+                    filedDeadlines[moved] = oldFiled[position]
+                    #endif
                     element.reference._withUnsafeGuaranteedRef { $0.heapIndex = -(moved + 2) }
                 }
                 chain = old.blocks[Int(chain)].next

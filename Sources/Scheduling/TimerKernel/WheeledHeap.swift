@@ -122,7 +122,7 @@ extension WheeledHeap where Entry: RearmableEntry {
     ///
     /// A later deadline for an entry in the wheel only changes the entry's `deadline`: O(1), no
     /// slot is touched. The entry stays in its bucket, which starts earlier than the new deadline
-    /// needs (the one lag the wheel allows, see `TimerWheel.invariantViolations()`); when the
+    /// needs (the one lag the wheel allows, see `TimerWheel.invariantViolations(mayAwaitRearm:)`); when the
     /// bucket comes due, its move files the entry again by the deadline it has then, so a timer
     /// pushed back many times moves once. An earlier deadline, or an entry in the heap (due
     /// within the horizon), is taken out and filed again at once.
@@ -131,6 +131,7 @@ extension WheeledHeap where Entry: RearmableEntry {
         let slot = entry.heapIndex
         if slot <= -2 && deadline >= entry.deadline {
             entry.deadline = deadline
+            wheel.noteLaterDeadline(deadline, atHeapIndex: slot)
             return true
         }
         guard let sequence = take(entry) else { return false }
@@ -163,18 +164,29 @@ extension WheeledHeap where Entry: RearmableEntry {
 
 extension WheeledHeap {
     /// Every broken invariant of the wheel and the heap together (see
-    /// `TimerWheel.invariantViolations()`); empty when sound. For the model tests: O(n).
-    package func invariantViolations() -> [String] {
-        var found = wheel.invariantViolations()
-        for (index, node) in heap.storage.enumerated() {
-            let entry = node.reference.takeUnretainedValue()
-            if entry.heapIndex != index { found.append("heap slot \(index): its entry says \(entry.heapIndex)") }
-            if node.deadline != entry.deadline { found.append("heap slot \(index): key \(node.deadline), entry \(entry.deadline)") }
-            if index > 0, IndexedHeap<Entry>.less(node, heap.storage[(index - 1) / 4]) {
-                found.append("heap slot \(index) orders before its parent")
-            }
+    /// `TimerWheel.invariantViolations(mayAwaitRearm:)` and
+    /// `IndexedHeap.invariantViolations(mayAwaitRearm:)`); empty when sound. O(n).
+    package func invariantViolations(mayAwaitRearm: (Entry) -> Bool = { _ in false }) -> [String] {
+        wheel.invariantViolations(mayAwaitRearm: mayAwaitRearm) + heap.invariantViolations(mayAwaitRearm: mayAwaitRearm)
+    }
+
+    /// The debug builds' check of a store that stands still (between two of its owner's
+    /// operations): when `sampler` says it is time, stops the program with what
+    /// ``invariantViolations(mayAwaitRearm:)`` finds in this store and in `wall`, its owner's
+    /// wall-clock heap. `owner` names the store in the message.
+    package func assertSound(
+        with wall: borrowing IndexedHeap<Entry>,
+        sampler: inout InvariantSampler,
+        mayAwaitRearm: (Entry) -> Bool,
+        owner: String
+    ) {
+        let buckets = TimerWheel<Entry>.levels &* TimerWheel<Entry>.slotsPerLevel
+        guard sampler.isDue(size: heap.count &+ wall.count &+ wheel.capacity &+ buckets) else { return }
+        let found = invariantViolations(mayAwaitRearm: mayAwaitRearm)
+            + wall.invariantViolations(mayAwaitRearm: mayAwaitRearm)
+        if !found.isEmpty {
+            assertionFailure("\(owner): \(found.count) broken invariants of its timer store: \(found.prefix(5))")
         }
-        return found
     }
 }
 
