@@ -222,7 +222,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Scheduling", "LoopScheduling", "LoopSchedulingTestSupport"],
+            dependencies: [
+                "Scheduling", "LoopScheduling", "LoopSchedulingTestSupport",
+                .target(name: "SchedulingNIO", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -254,10 +260,11 @@ let package = Package(
         .testTarget(
             name: "SchedulingNIOTests",
             dependencies: [
-                "SchedulingNIO", "Scheduling", "LoopEngine",
+                "SchedulingNIO", "Scheduling", "LoopEngine", "LoopSchedulingTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             swiftSettings: strictSettings
         ),

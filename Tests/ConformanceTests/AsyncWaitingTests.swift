@@ -19,7 +19,7 @@ extension Conformance {
     /// handler timers where a scheduler has no override.
     @Suite("11. Async waiting", .timeLimit(.minutes(10)))  // a hang guard, not a speed check: loaded runs took over 3 min
     struct AsyncWaiting {
-        @Test("sleep(for:) never resumes early", arguments: SchedulerKind.dateSchedulers)
+        @Test("sleep(for:) never resumes early", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func sleepNeverEarly(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -35,7 +35,7 @@ extension Conformance {
             }
         }
 
-        @Test("sleep(until:) never resumes before the date", arguments: SchedulerKind.dateSchedulers)
+        @Test("sleep(until:) never resumes before the date", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func sleepUntilNeverEarly(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -49,7 +49,7 @@ extension Conformance {
             }
         }
 
-        @Test("A sleeping task resumes on its own executor, not in the timer's action", arguments: SchedulerKind.dateSchedulers)
+        @Test("A sleeping task resumes on its own executor, not in the timer's action", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func sleepResumesOnCallersExecutor(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 guard !kind.isVirtual else { return }  // rule 12 covers the test scheduler's own tasks
@@ -61,7 +61,7 @@ extension Conformance {
             }
         }
 
-        @Test("Cancelling a sleeping task throws CancellationError at once and frees the timer", arguments: SchedulerKind.dateSchedulers)
+        @Test("Cancelling a sleeping task throws CancellationError at once and frees the timer", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func cancelSleep(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -83,7 +83,7 @@ extension Conformance {
             }
         }
 
-        @Test("An already-cancelled task throws at once without scheduling", arguments: SchedulerKind.dateSchedulers)
+        @Test("An already-cancelled task throws at once without scheduling", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func alreadyCancelled(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -99,7 +99,7 @@ extension Conformance {
             }
         }
 
-        @Test("ticks yields increasing indices, each no earlier than its grid point", arguments: SchedulerKind.dateSchedulers)
+        @Test("ticks yields increasing indices, each no earlier than its grid point", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func ticksOnTheGrid(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -126,7 +126,7 @@ extension Conformance {
             }
         }
 
-        @Test("A consumer that falls behind gets the latest index: a gap, not a burst", arguments: SchedulerKind.dateSchedulers)
+        @Test("A consumer that falls behind gets the latest index: a gap, not a burst", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func ticksSkipWhenBehind(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -146,7 +146,7 @@ extension Conformance {
             }
         }
 
-        @Test("Cancelling the iterating task ends ticks and disposes the timer", arguments: SchedulerKind.dateSchedulers)
+        @Test("Cancelling the iterating task ends ticks and disposes the timer", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func ticksCancelled(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -170,7 +170,7 @@ extension Conformance {
             }
         }
 
-        @Test("withTimeout returns the operation's result and frees the timer", arguments: SchedulerKind.dateSchedulers)
+        @Test("withTimeout returns the operation's result and frees the timer", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func timeoutNotReached(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -186,7 +186,7 @@ extension Conformance {
             }
         }
 
-        @Test("withTimeout throws the operation's own error", arguments: SchedulerKind.dateSchedulers)
+        @Test("withTimeout throws the operation's own error", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func timeoutOperationError(kind: SchedulerKind) async throws {
             struct Failure: Error, Equatable {}
             try await Harness.with(kind) { harness in
@@ -199,7 +199,7 @@ extension Conformance {
             }
         }
 
-        @Test("withTimeout: the timer first cancels the child, awaits it, throws TimeoutError", arguments: SchedulerKind.dateSchedulers)
+        @Test("withTimeout: the timer first cancels the child, awaits it, throws TimeoutError", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func timeoutReached(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -226,7 +226,7 @@ extension Conformance {
             }
         }
 
-        @Test("Cancelling withTimeout's caller cancels the child", arguments: SchedulerKind.dateSchedulers)
+        @Test("Cancelling withTimeout's caller cancels the child", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func timeoutCallerCancelled(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -245,7 +245,7 @@ extension Conformance {
             }
         }
 
-        @Test("withTimeout of zero or less throws without starting the operation", arguments: SchedulerKind.dateSchedulers)
+        @Test("withTimeout of zero or less throws without starting the operation", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func timeoutNotPositive(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let scheduler = harness.dateScheduler
@@ -264,7 +264,7 @@ extension Conformance {
             }
         }
 
-        @Test("clock: now is the scheduler's monotonic time and sleep never resumes early", arguments: SchedulerKind.dateSchedulers)
+        @Test("clock: now is the scheduler's monotonic time and sleep never resumes early", arguments: SchedulerKind.async(SchedulerKind.dateSchedulers))
         func clock(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 try await Self.checkClock(harness.dateScheduler, harness: harness, kind: kind)
@@ -274,7 +274,7 @@ extension Conformance {
         private static func checkClock<S: DateScheduler>(_ scheduler: S, harness: Harness, kind: SchedulerKind) async throws {
             do {
                 let clock = scheduler.clock
-                #expect(clock.minimumResolution == (kind.isVirtual ? .zero : .nanoseconds(1)))
+                #expect(clock.minimumResolution == (kind == .test ? .zero : .nanoseconds(1)))
                 let before = harness.monotonicNow()
                 let now = clock.now.nanoseconds
                 #expect(now >= before && now <= harness.monotonicNow())

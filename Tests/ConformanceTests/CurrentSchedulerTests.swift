@@ -25,7 +25,7 @@ extension Conformance {
 
         @Test(
             "Timers, wall-clock timers and periodic ticks run with their scheduler current",
-            arguments: SchedulerKind.dateSchedulers
+            arguments: SchedulerKind.realTime(SchedulerKind.dateSchedulers)
         )
         func currentDuringTimers(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in

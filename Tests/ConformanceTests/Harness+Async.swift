@@ -4,11 +4,15 @@ import LoopSchedulingTestSupport
 import Scheduling
 import Testing
 
+#if NIO
+import SchedulingNIO
+#endif
+
 extension SchedulerKind {
     /// Schedulers that are `SerialExecutor`s (rules 10.x for actors).
-    static let serialExecutors: [SchedulerKind] = [.queue, .test] + loops
+    static let serialExecutors: [SchedulerKind] = [.queue, .test] + loops + async(allCases.filter(nioLoops.contains))
     /// Schedulers that are `TaskExecutor`s.
-    static let taskExecutors: [SchedulerKind] = [.queue, .concurrentQueue, .test] + loops
+    static let taskExecutors: [SchedulerKind] = [.queue, .concurrentQueue, .test] + loops + async(allCases.filter(nioLoops.contains))
 }
 
 extension Harness {
@@ -23,6 +27,9 @@ extension Harness {
     var pendingTimers: Int? {
         if let testScheduler { return testScheduler.pendingCount }
         if let loop = scheduler as? LoopScheduler { return loop.statistics.timersPending }
+        #if NIO
+        if let loop = scheduler as? EventLoopScheduler { return loop.timersPending }
+        #endif
         return nil
     }
 

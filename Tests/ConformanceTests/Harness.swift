@@ -6,25 +6,65 @@ import Synchronization
 import Testing
 
 /// Every scheduler the behaviour contract is checked against.
-enum SchedulerKind: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+enum SchedulerKind: String, Codable, Sendable, CustomTestStringConvertible {
     case immediate, queue, concurrentQueue, subscription, test, loop, loopCallerThread, loopAdopted
     /// A loop on its own thread whose timers are driven by one `uv_timer_t` (millisecond timeouts,
     /// re-checked against the clock): the driver of every platform without `timerfd`.
     case loopUVTimer
+    /// `EventLoopScheduler` on SwiftNIO's event loop (NIOPosix, one thread), on an
+    /// `EmbeddedEventLoop` (its creating thread, virtual time), and on a `NIOAsyncTestingEventLoop`
+    /// (virtual time, any thread): trait NIO.
+    case eventLoop, embeddedLoop, asyncTestingLoop
 
     var testDescription: String { rawValue }
+
+    static let allCases: [SchedulerKind] = {
+        var kinds: [SchedulerKind] = [
+            .immediate, .queue, .concurrentQueue, .subscription, .test, .loop, .loopCallerThread, .loopAdopted,
+            .loopUVTimer,
+        ]
+        #if NIO
+        kinds += nioLoops
+        #endif
+        return kinds
+    }()
+
+    /// The SwiftNIO event loops (`SchedulingNIO`'s `EventLoopScheduler`), with the trait NIO.
+    static let nioLoops: [SchedulerKind] = [.eventLoop, .embeddedLoop, .asyncTestingLoop]
+    /// SwiftNIO's testing loops, whose time the test moves (`advanceTime`).
+    static let virtualLoops: [SchedulerKind] = [.embeddedLoop, .asyncTestingLoop]
 
     static let dateSchedulers: [SchedulerKind] = allCases.filter { $0 != .immediate }
     /// Schedulers that run actions later, on their own context (not inline in `schedule`).
     static let deferred: [SchedulerKind] = allCases.filter { $0 != .immediate }
     /// Serial: one action at a time, FIFO per scheduling thread.
-    static let serial: [SchedulerKind] = [.queue, .subscription, .test] + loops
+    static let serial: [SchedulerKind] = [.queue, .subscription, .test] + loops + allCases.filter(nioLoops.contains)
     static let loops: [SchedulerKind] = [.loop, .loopCallerThread, .loopAdopted, .loopUVTimer]
     /// Serial schedulers whose `schedule` never runs the action inline. The subscription scheduler
     /// runs it inline when there is a current scheduler, by definition (rule 7).
     static let neverInline: [SchedulerKind] = serial.filter { $0 != .subscription }
 
-    var isVirtual: Bool { self == .test }
+    /// A scheduler whose time the test moves: the test scheduler, and SwiftNIO's testing loops.
+    var isVirtual: Bool { self == .test || SchedulerKind.virtualLoops.contains(self) }
+
+    /// The kinds of `kinds` that run on real threads and real time only: without SwiftNIO's
+    /// testing loops, for the tests that wait in real time, step the wall clock or need another
+    /// thread (the article *SwiftNIO event loops* lists them).
+    static func realTime(_ kinds: [SchedulerKind]) -> [SchedulerKind] {
+        kinds.filter { !virtualLoops.contains($0) }
+    }
+
+    /// The kinds of `kinds` that may be reached from other threads: without the
+    /// `EmbeddedEventLoop`, which may be used only from the thread that made it.
+    static func crossThread(_ kinds: [SchedulerKind]) -> [SchedulerKind] {
+        kinds.filter { $0 != .embeddedLoop }
+    }
+
+    /// The kinds of `kinds` for the tests of async waiting and executors: without the
+    /// `EmbeddedEventLoop`, whose thread is its creator's, while tasks resume on any thread.
+    static func async(_ kinds: [SchedulerKind]) -> [SchedulerKind] {
+        kinds.filter { $0 != .embeddedLoop }
+    }
 }
 
 /// A scheduler under test, with the means to wait for it without holding a thread of the
@@ -35,17 +75,21 @@ final class Harness: Sendable {
     let scheduler: any Scheduler
     /// What `Schedulers.current` must be while one of its actions runs.
     let expectedCurrent: (any Scheduler)?
+    /// The clock of a SwiftNIO testing loop, which the harness moves (nil for the others).
+    let virtualLoop: (any VirtualLoop)?
     private let teardown: @Sendable () async -> Void
 
-    private init(
+    init(
         kind: SchedulerKind,
         scheduler: any Scheduler,
         expectedCurrent: (any Scheduler)?,
+        virtualLoop: (any VirtualLoop)? = nil,
         teardown: @escaping @Sendable () async -> Void = {}
     ) {
         self.kind = kind
         self.scheduler = scheduler
         self.expectedCurrent = expectedCurrent
+        self.virtualLoop = virtualLoop
         self.teardown = teardown
     }
 
@@ -95,11 +139,27 @@ final class Harness: Sendable {
                 let rc = await host.finished()
                 #expect(rc == 0, "uv_loop_close of the host loop returned \(rc): a handle was left open")
             }
+        case .eventLoop, .embeddedLoop, .asyncTestingLoop:
+            #if NIO
+            return try await makeOnEventLoop(kind)
+            #else
+            fatalError("\(kind) needs the trait NIO")
+            #endif
         }
     }
 
     /// Runs `body` with a fresh harness and tears it down afterwards, also when `body` throws.
     static func with(_ kind: SchedulerKind, _ body: (Harness) async throws -> Void) async throws {
+        #if NIO
+        if kind == .embeddedLoop {
+            try await onEmbeddedLoopThread { try await run(kind, body) }
+            return
+        }
+        #endif
+        try await run(kind, body)
+    }
+
+    private static func run(_ kind: SchedulerKind, _ body: (Harness) async throws -> Void) async throws {
         let harness = try await make(kind)
         do {
             try await body(harness)
@@ -116,6 +176,7 @@ final class Harness: Sendable {
     /// The clock the contract is stated in: virtual for the test scheduler, monotonic otherwise.
     func monotonicNow() -> Int64 {
         if let testScheduler { return testScheduler.virtualNanoseconds }
+        if let virtualLoop { return virtualLoop.nanoseconds }
         return Nanoseconds.monotonicNow()
     }
 
@@ -137,24 +198,30 @@ final class Harness: Sendable {
     /// actions and tasks run inside).
     @discardableResult
     func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-        guard let testScheduler else {
+        if testScheduler == nil && virtualLoop == nil {
             return await LoopSchedulingTestSupport.eventually(timeout: timeout, condition)
         }
         let limit = Nanoseconds.of(timeout)
         var elapsed: Int64 = 0
         while !condition() {
             if elapsed >= limit { return false }
-            testScheduler.advance(by: .milliseconds(1))
+            await advance(by: .milliseconds(1))
             elapsed += 1_000_000
         }
         return true
     }
 
+    /// Moves a virtual clock (the test scheduler's, a SwiftNIO testing loop's), running what falls due.
+    func advance(by duration: Duration) async {
+        if let testScheduler { testScheduler.advance(by: duration) }
+        if let virtualLoop { await virtualLoop.advance(by: duration) }
+    }
+
     /// Lets `duration` pass on the scheduler's own clock by waiting for a sentinel timer (virtual
     /// time simply advances). Anything due earlier on a serial scheduler has run by then.
     func letTimePass(_ duration: Duration) async {
-        if let testScheduler {
-            testScheduler.advance(by: duration)
+        if kind.isVirtual {
+            await advance(by: duration)
             return
         }
         let done = Atomic<Bool>(false)

@@ -112,7 +112,7 @@ extension Conformance.Periodic {
 
     @Test(
         "An at: periodic timer's first tick follows the wall clock, the next ones the grid of its date",
-        arguments: SchedulerKind.dateSchedulers
+        arguments: SchedulerKind.realTime(SchedulerKind.dateSchedulers)
     )
     func pastDateKeepsItsGrid(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in

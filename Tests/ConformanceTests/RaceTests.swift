@@ -26,7 +26,7 @@ struct Races {
         }
     }
 
-    @Test("Disposing scheduled work from 8 threads at once is safe", arguments: SchedulerKind.deferred)
+    @Test("Disposing scheduled work from 8 threads at once is safe", arguments: SchedulerKind.crossThread(SchedulerKind.deferred))
     func disposeScheduledFromEightThreads(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in
             let scheduler = harness.dateScheduler
@@ -43,7 +43,7 @@ struct Races {
 
     @Test(
         "No action starts after a dispose() that found it pending returned, and one whose dispose() lost runs once, while actions fire",
-        arguments: SchedulerKind.deferred
+        arguments: SchedulerKind.crossThread(SchedulerKind.deferred)
     )
     func noStartAfterDispose(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in
@@ -130,7 +130,7 @@ struct Races {
 
     @Test(
         "A captured object is released promptly once its action is disposed from another thread",
-        arguments: SchedulerKind.deferred
+        arguments: SchedulerKind.crossThread(SchedulerKind.deferred)
     )
     func capturedReleasedAfterRemoteDispose(kind: SchedulerKind) async throws {
         try await Harness.with(kind) { harness in

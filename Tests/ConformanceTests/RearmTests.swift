@@ -139,7 +139,7 @@ extension Conformance {
 
         @Test(
             "Among equal deadlines a re-armed timer keeps the place of its first scheduling",
-            arguments: SchedulerKind.dateSchedulers.filter { $0 != .concurrentQueue }
+            arguments: SchedulerKind.realTime(SchedulerKind.dateSchedulers.filter { $0 != .concurrentQueue })
         )
         func orderOfFirstScheduling(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in

@@ -29,7 +29,7 @@ extension Conformance {
             }
         }
 
-        @Test("at: date starts no earlier than the wall clock reaching date", arguments: SchedulerKind.dateSchedulers)
+        @Test("at: date starts no earlier than the wall clock reaching date", arguments: SchedulerKind.realTime(SchedulerKind.dateSchedulers))
         func atNeverEarly(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let log = Recorder<(Int64, Int64)>(harness)
@@ -116,7 +116,7 @@ extension Conformance {
             }
         }
 
-        @Test("An overdue periodic timer skips missed ticks instead of bursting", arguments: SchedulerKind.serial)
+        @Test("An overdue periodic timer skips missed ticks instead of bursting", arguments: SchedulerKind.realTime(SchedulerKind.serial))
         func overdueDoesNotBurst(kind: SchedulerKind) async throws {
             try await Harness.with(kind) { harness in
                 let log = Recorder<Int64>(harness)

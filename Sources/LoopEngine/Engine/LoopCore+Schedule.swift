@@ -120,6 +120,9 @@ extension LoopCore {
     package var mayHoldWork: Bool { remote.mayHoldWork }
     #endif
 
+    /// Timers in the store, on the loop thread.
+    package var timerCount: Int { timers.count }
+
     /// The loop that runs the engine.
     package var loopDriver: any LoopDriver { driver }
 }

@@ -26,6 +26,10 @@ package protocol LoopDriver: LoopWaker {
     /// The loop's own cached clock in milliseconds, when it has one (libuv's loop time), for the
     /// metrics delegate's sleep time; nil when it has none.
     var loopTimeMillis: UInt64? { get }
+    /// On a loop without a prepare hook (``preparesBeforeEveryBlock`` false), on the loop thread:
+    /// the last timer left the store outside a batch (disposed), so nothing needs a wake-up now.
+    /// (SwiftNIO's testing loops must hold no scheduled task when they are released.)
+    func timersEmptied()
     /// Set-up failed after the driver was made (the own thread could not start): releases what it
     /// set up.
     func releaseAfterFailedSetUp()

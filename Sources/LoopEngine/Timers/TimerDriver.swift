@@ -92,7 +92,13 @@ package final class TimerDriver {
     /// A disposed timer leaves the store, if it is there (it may have fired, or been skipped).
     @inline(__always)
     func remove(_ core: LoopCore, _ timer: LoopTimer) {
-        if state.value.store.remove(timer) { core.reporter.disposedBeforeRun() }
+        guard state.value.store.remove(timer) else { return }
+        core.reporter.disposedBeforeRun()
+        // Outside a batch, a driver with no prepare hook hears the store went empty (a batch's end
+        // tells it anyway, when it arms).
+        if !core.preparesBeforeEveryBlock, state.value.store.count == 0, !core.runner.inBatch {
+            core.driver.timersEmptied()
+        }
     }
 
     /// A re-arm on the loop thread: the store moves the timer (lazily when later and in the wheel),

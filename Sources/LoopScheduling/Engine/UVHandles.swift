@@ -221,6 +221,9 @@ final class UVHandles: LoopDriver {
     /// libuv's prepare handle calls ``LoopCore/prepareFired()`` before every poll.
     var preparesBeforeEveryBlock: Bool { true }
 
+    /// Never called: the prepare callback re-arms before the loop blocks.
+    func timersEmptied() {}
+
     // MARK: Idle (keeps the loop from blocking while local work is pending)
 
     func startIdle() {

@@ -30,6 +30,7 @@ import NIOCore
 extension EventLoopScheduler: SerialExecutor, TaskExecutor {
     /// Queues the job of a task that prefers this scheduler.
     public func enqueue(_ job: consuming ExecutorJob) {
+        EnqueueProbe.record(self)
         core.enqueueTaskJob(UnownedJob(job))
     }
 

@@ -164,6 +164,16 @@ public final class EventLoopScheduler: DateScheduler {
     }
 }
 
+extension EventLoopScheduler {
+    /// Timers waiting, as of the loop's last look at its queue (the engine's published count; for
+    /// this package's tests and benchmarks).
+    package var timersPending: Int { core.statisticsSnapshot.timersPending }
+
+    /// The SwiftNIO callbacks this scheduler has pending on its loop, on the loop thread (for the
+    /// tests: a testing loop must hold none when it is released).
+    package var pendingWakeUps: Int { driver.pendingCount }
+}
+
 extension EventLoopScheduler: MonotonicTimeSource {
     /// The loop's clock (`eventLoop.now`) in nanoseconds: virtual on SwiftNIO's testing loops.
     package var monotonicNanoseconds: Int64 { core.monotonicNanoseconds }

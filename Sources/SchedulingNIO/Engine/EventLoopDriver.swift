@@ -66,6 +66,9 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
     /// scheduled any more.
     private let closing = Atomic<Bool>(false)
 
+    /// Callbacks pending, on the loop thread.
+    var pendingCount: Int { pending.count }
+
     /// Whether the loop runs on one thread for its whole life (a loop with callbacks of its own:
     /// NIOPosix's). On the loop thread only.
     var isOnOneThread: Bool { kind == .ownCallbacks }
@@ -116,6 +119,14 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
         }
         armed = serving ?? target
         if serving == nil { schedule(at: target, on: eventLoop) }
+    }
+
+    /// A testing loop must hold no scheduled task when a test releases it: with no timer left, the
+    /// callbacks still pending are cancelled. (A loop with callbacks of its own keeps one.)
+    func timersEmptied() {
+        guard kind == .scheduledTasks, !pending.isEmpty else { return }
+        cancelPending()
+        core.armedWakeLost()
     }
 
     /// Set-up never fails after the driver is made.
@@ -202,6 +213,7 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
     /// on a loop with callbacks of its own, one callback stays pending.
     private func prepare() {
         core.prepareFired()
+        if core.timerCount == 0 { timersEmptied() }
         guard kind == .ownCallbacks, !closing.load(ordering: .relaxed), let eventLoop else { return }
         keepOnePending(now: Int64(clamping: eventLoop.now.uptimeNanoseconds), on: eventLoop)
     }
