@@ -21,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 # The dependency's identity is its folder's name (a path dependency).
 identity="$(basename "$root")"
 failures=0
+checks=0
 start=$SECONDS
 
 # check NAME "PRODUCT ..." "TRAIT,..." "EXPECTED PACKAGE ..."
@@ -28,6 +29,7 @@ start=$SECONDS
 check() {
     local name=$1 products=$2 traits=$3 expected=$4
     local dir="$work/$name"
+    checks=$((checks + 1))
     mkdir -p "$dir/Sources/Consumer"
     local dependency=".package(path: \"$root\")"
     if [ "$traits" != "-" ]; then
@@ -78,10 +80,12 @@ check service-lifecycle "SchedulingServiceLifecycle" "ServiceLifecycle" \
     "swift-service-lifecycle swift-log swift-async-algorithms swift-collections"
 check metrics "LoopSchedulingMetrics" "Metrics" "swift-metrics"
 check tracing "SchedulingTracing" "Tracing" "swift-distributed-tracing"
-check every-integration "LoopScheduling SchedulingCombine SchedulingServiceLifecycle LoopSchedulingMetrics SchedulingTracing" \
-    "OpenCombine,ServiceLifecycle,Metrics,Tracing" \
-    "OpenCombine swift-service-lifecycle swift-log swift-async-algorithms swift-collections swift-metrics swift-distributed-tracing"
+check nio "SchedulingNIO" "NIO" "swift-nio swift-atomics swift-collections swift-system"
+check nio-without-trait "Scheduling LoopScheduling SchedulingNIO" "-" ""
+check every-integration "LoopScheduling SchedulingCombine SchedulingServiceLifecycle LoopSchedulingMetrics SchedulingTracing SchedulingNIO" \
+    "OpenCombine,ServiceLifecycle,Metrics,Tracing,NIO" \
+    "OpenCombine swift-service-lifecycle swift-log swift-async-algorithms swift-collections swift-metrics swift-distributed-tracing swift-nio swift-atomics swift-system"
 check command-line-tool "LoopScheduling" "CommandLineTool" "swift-argument-parser swift-distributed-tracing"
 
-echo "$((8 - failures)) passed, $failures failed ($((SECONDS - start)) s)"
+echo "$((checks - failures)) passed, $failures failed ($((SECONDS - start)) s)"
 [ "$failures" -eq 0 ]

@@ -16,8 +16,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 swift="${SWIFT:-swift}"
 docc="${DOCC:-docc}"
 out="$root/.build-docs"
-modules=(Scheduling LoopScheduling SchedulingCombine SchedulingServiceLifecycle LoopSchedulingMetrics SchedulingTracing)
-traits="OpenCombine,ServiceLifecycle,Metrics,Tracing,CommandLineTool"
+modules=(Scheduling LoopScheduling SchedulingCombine SchedulingServiceLifecycle LoopSchedulingMetrics SchedulingTracing SchedulingNIO)
+traits="OpenCombine,ServiceLifecycle,Metrics,Tracing,NIO,CommandLineTool"
 
 cd "$root"
 start=$SECONDS
