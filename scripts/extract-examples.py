@@ -68,6 +68,15 @@ TRAITS: dict[str, dict] = {
         "ours": ["SchedulingTracing"],
         "theirs": [("Tracing", "swift-distributed-tracing"), ("Instrumentation", "swift-distributed-tracing")],
     },
+    "NIO": {
+        "ours": ["SchedulingNIO"],
+        "theirs": [
+            ("NIOCore", "swift-nio"),
+            ("NIOPosix", "swift-nio"),
+            ("NIOEmbedded", "swift-nio"),
+            ("NIOHTTP1", "swift-nio"),
+        ],
+    },
     # Not a trait of this package: a package a user's tests add beside it (`with=AsyncAlgorithms`),
     # for the blocks that test swift-async-algorithms' operators on virtual time.
     "AsyncAlgorithms": {
@@ -100,6 +109,11 @@ MODULE_TRAIT = {
     "Tracing": "Tracing",
     "Instrumentation": "Tracing",
     "ServiceContextModule": "Tracing",
+    "SchedulingNIO": "NIO",
+    "NIOCore": "NIO",
+    "NIOPosix": "NIO",
+    "NIOEmbedded": "NIO",
+    "NIOHTTP1": "NIO",
     "AsyncAlgorithms": "AsyncAlgorithms",
 }
 WARNINGS_AS_ERRORS = '.unsafeFlags(["-warnings-as-errors"])'
