@@ -26,7 +26,7 @@ extension Conformance {
             try await Harness.with(kind) { harness in
                 let gate = DispatchSemaphore(value: 0)
                 let log = Recorder<String>(harness)
-                if !kind.isVirtual {
+                if !kind.runsOnTestThread {
                     // Hold the serial scheduler busy so the next task is certainly not started yet.
                     harness.scheduler.schedule { gate.wait() }
                 }
@@ -46,7 +46,7 @@ extension Conformance {
                 let handedOver = DispatchSemaphore(value: 0)
                 let log = Recorder<String>(harness)
                 slot.value = harness.scheduler.schedule {
-                    if !kind.isVirtual { handedOver.wait() }
+                    if !kind.runsOnTestThread { handedOver.wait() }
                     log.append("started")
                     slot.value?.dispose()
                     log.append("finished")
@@ -169,7 +169,7 @@ extension Conformance {
                 let ready = DispatchSemaphore(value: 0)
                 slot.value = harness.dateScheduler.schedule(after: .milliseconds(1), repeatingEvery: .milliseconds(5)) {
                     let tick = count.add(1, ordering: .relaxed).newValue
-                    if tick == 1 && !kind.isVirtual { ready.wait() }
+                    if tick == 1 && !kind.runsOnTestThread { ready.wait() }
                     log.append(tick)
                     if tick == 3 { slot.value?.dispose() }
                 }

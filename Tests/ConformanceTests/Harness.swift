@@ -47,6 +47,10 @@ enum SchedulerKind: String, Codable, Sendable, CustomTestStringConvertible {
     /// A scheduler whose time the test moves: the test scheduler, and SwiftNIO's testing loops.
     var isVirtual: Bool { self == .test || SchedulerKind.virtualLoops.contains(self) }
 
+    /// A scheduler that runs its actions on the test's own thread, inside `advance` (the test
+    /// scheduler, the `EmbeddedEventLoop`): an action there must never block waiting for the test.
+    var runsOnTestThread: Bool { self == .test || self == .embeddedLoop }
+
     /// The kinds of `kinds` that run on real threads and real time only: without SwiftNIO's
     /// testing loops, for the tests that wait in real time, step the wall clock or need another
     /// thread (the article *SwiftNIO event loops* lists them).

@@ -206,7 +206,7 @@ extension Conformance {
                 let handedOver = DispatchSemaphore(value: 0)
                 slot.value = harness.scheduler.scheduleRecursive { reschedule in
                     let run = count.add(1, ordering: .relaxed).newValue
-                    if run == 1 && !kind.isVirtual { handedOver.wait() }
+                    if run == 1 && !kind.runsOnTestThread { handedOver.wait() }
                     log.append(run)
                     if run == 10 { slot.value?.dispose() }
                     reschedule()
