@@ -181,9 +181,16 @@ let package = Package(
             path: "Tests/AllocationCounting",
             swiftSettings: strictSettings
         ),
+        // The paths every probe of a scheduler measures (timers, tasks, sleeps, timeouts, actors).
+        .target(
+            name: "AllocationPaths",
+            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            path: "Tests/AllocationPaths",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "AllocationProbe",
-            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            dependencies: ["AllocationCounting", "AllocationPaths", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
             path: "Tests/AllocationProbe",
             swiftSettings: strictSettings
         ),
