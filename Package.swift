@@ -194,6 +194,19 @@ let package = Package(
             path: "Tests/AllocationProbe",
             swiftSettings: strictSettings
         ),
+        // EventLoopScheduler's probe, on a NIOPosix loop: SwiftNIO and SchedulingNIO only with the
+        // trait NIO (without it the probe says so and fails; `make test-allocations` enables it).
+        .executableTarget(
+            name: "AllocationProbeNIO",
+            dependencies: [
+                "AllocationCounting", "AllocationPaths", "Scheduling", "SchedulingWorkloads",
+                .target(name: "SchedulingNIO", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
+            path: "Tests/AllocationProbeNIO",
+            swiftSettings: strictSettings
+        ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).
         .target(
             name: "LoopSchedulingTestSupport",
