@@ -181,10 +181,30 @@ let package = Package(
             path: "Tests/AllocationCounting",
             swiftSettings: strictSettings
         ),
+        // The paths every probe of a scheduler measures (timers, tasks, sleeps, timeouts, actors).
+        .target(
+            name: "AllocationPaths",
+            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            path: "Tests/AllocationPaths",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "AllocationProbe",
-            dependencies: ["AllocationCounting", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
+            dependencies: ["AllocationCounting", "AllocationPaths", "LoopScheduling", "Scheduling", "SchedulingWorkloads"],
             path: "Tests/AllocationProbe",
+            swiftSettings: strictSettings
+        ),
+        // EventLoopScheduler's probe, on a NIOPosix loop: SwiftNIO and SchedulingNIO only with the
+        // trait NIO (without it the probe says so and fails; `make test-allocations` enables it).
+        .executableTarget(
+            name: "AllocationProbeNIO",
+            dependencies: [
+                "AllocationCounting", "AllocationPaths", "Scheduling", "SchedulingWorkloads",
+                .target(name: "SchedulingNIO", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
+            path: "Tests/AllocationProbeNIO",
             swiftSettings: strictSettings
         ),
         // Test fixtures shared by the test targets (a host program owning a libuv loop).

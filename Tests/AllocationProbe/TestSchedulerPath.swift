@@ -1,4 +1,5 @@
 import AllocationCounting
+import AllocationPaths
 import Scheduling
 @_spi(Workloads) import SchedulingWorkloads
 

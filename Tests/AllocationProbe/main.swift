@@ -10,6 +10,7 @@
 // Under a sanitizer the interposer is compiled out: the probe prints "skipped" and exits 0.
 
 import AllocationCounting
+import AllocationPaths
 import LoopScheduling
 import Scheduling
 

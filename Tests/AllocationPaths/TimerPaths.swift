@@ -8,8 +8,8 @@ import Synchronization
 /// operations a batch (40 queued items for timers scheduled and disposed from another thread),
 /// under the 64 a quiet loop keeps room for in its buffers and spare lists
 /// (LoopEntryRecycler.keptAtRest), so no batch pays for memory the previous one gave back.
-let operations = 512
-let batches = 32
+public let operations = 512
+public let batches = 32
 
 /// A timer's handler that must never fire (its timer is disposed first).
 final class StrayHandler: SchedulerTimerHandler {
@@ -23,10 +23,10 @@ final class StrayHandler: SchedulerTimerHandler {
 }
 
 /// Handles of the timers of one batch, in an array whose capacity is reserved beforehand.
-final class Handles<Handle: Sendable>: Sendable {
-    let items = Mutex<[Handle]>([])
+public final class Handles<Handle: Sendable>: Sendable {
+    public let items = Mutex<[Handle]>([])
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         items.withLock { $0.reserveCapacity(capacity) }
     }
 }
@@ -35,7 +35,7 @@ final class Handles<Handle: Sendable>: Sendable {
 /// later and earlier, and a periodic tick, on `target`. Every action is one closure made
 /// beforehand, so the figures are the scheduler's own: a closure literal that captures values adds
 /// its context, one malloc, wherever it is written.
-func timerPaths(_ target: ProbeTarget, _ report: AllocationReport) {
+public func timerPaths(_ target: ProbeTarget, _ report: AllocationReport) {
     let scheduler = target.scheduler
     let ran = Tally()
     let strays = Tally()
@@ -174,7 +174,7 @@ private func periodicTickPath(_ target: ProbeTarget, _ report: AllocationReport)
     }
     report.measure(
         "\(target.name)/periodic-tick",
-        "one tick of schedule(after:repeatingEvery: 200 µs), on the \(target.name)",
+        "one tick of schedule(after:repeatingEvery: 200 µs), on the \(target.place)",
         operations: extra,
         countsLoopThread: target.countsLoopThread,
         baseline: { ticks(baseTicks) },

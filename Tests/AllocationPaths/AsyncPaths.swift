@@ -4,19 +4,19 @@ import Scheduling
 
 /// Operations per measurement of the async paths (the cancelled sleeps: half of it, each a task
 /// of its own and two round trips; the timeouts that fire: a quarter, 2 ms each).
-let asyncOperations = 128
+public let asyncOperations = 128
 
 /// The paths a task takes on `target`: a task started on it, `sleep(for:)` completed and cancelled,
 /// `withTimeout` (the operation wins; the timeout wins) and a call to an actor pinned to it. Each
 /// runs in one task started for the measurement, so the task's own allocations cancel against the
 /// baseline and the figure is what the operations add, unless the description says otherwise.
-func asyncPaths(_ target: ProbeTarget, _ report: AllocationReport) {
+public func asyncPaths(_ target: ProbeTarget, _ report: AllocationReport) {
     taskPath(target, report)
     for side in [Side.own, .other] {
         sleepPaths(target, side, report)
         timeoutPaths(target, side, report)
-        let caller = side == .own ? "preferring the \(target.name)" : "on the global pool"
-        let description = "an awaited call to an actor whose executor is the \(target.name), from a task \(caller)"
+        let caller = side == .own ? "preferring the \(target.place)" : "on the global pool"
+        let description = "an awaited call to an actor whose executor is the \(target.place), from a task \(caller)"
         target.measure(report, "actor-call", side, description, operations: asyncOperations) { n in
             let preferring = side == .own ? target.executor : nil
             if Workloads.actorHop(to: target.pinned, n, preferring: preferring, home: nil) == nil {
@@ -31,7 +31,7 @@ func asyncPaths(_ target: ProbeTarget, _ report: AllocationReport) {
 private func taskPath(_ target: ProbeTarget, _ report: AllocationReport) {
     let finished = Tally()
     let body: @Sendable () async -> Void = { finished.add() }
-    let description = "Task(executorPreference: \(target.name)) {} started from another thread and run to its end"
+    let description = "Task(executorPreference: \(target.place)) {} started from another thread and run to its end"
     target.measure(report, "task", nil, description, operations: operations) { n in
         target.inBatches(n, batches: batches, on: .other) { count in
             for _ in 0..<count { Task(executorPreference: target.executor, operation: body) }
@@ -42,7 +42,7 @@ private func taskPath(_ target: ProbeTarget, _ report: AllocationReport) {
 
 private func sleepPaths(_ target: ProbeTarget, _ side: Side, _ report: AllocationReport) {
     let scheduler = target.scheduler
-    let caller = side == .own ? "preferring the \(target.name)" : "on the global pool"
+    let caller = side == .own ? "preferring the \(target.place)" : "on the global pool"
     target.measure(
         report,
         "sleep",
@@ -83,7 +83,7 @@ private func sleepPaths(_ target: ProbeTarget, _ side: Side, _ report: Allocatio
     }
     report.measure(
         target.path("sleep-cancelled", side),
-        "sleep(for: 1 h) in a task preferring the \(target.name), the task cancelled "
+        "sleep(for: 1 h) in a task preferring the \(target.place), the task cancelled "
             + (side == .own ? "from an action on it" : "from another thread")
             + " (the task's own allocations excluded)",
         operations: count,
@@ -102,7 +102,7 @@ private func sleepPaths(_ target: ProbeTarget, _ side: Side, _ report: Allocatio
 
 private func timeoutPaths(_ target: ProbeTarget, _ side: Side, _ report: AllocationReport) {
     let scheduler = target.scheduler
-    let caller = side == .own ? "preferring the \(target.name)" : "on the global pool"
+    let caller = side == .own ? "preferring the \(target.place)" : "on the global pool"
     let answer: @Sendable () async throws -> Int = { 1 }
     let answered = Tally()
     let completes = "withTimeout(30 s) { 1 } in a task \(caller) (its child task included)"

@@ -6,41 +6,50 @@ import Scheduling
 import Synchronization
 
 /// Where a path's operations are issued.
-enum Side {
+public enum Side: Sendable {
     /// On the scheduler's own context: in an action on it, or in a task that prefers it.
     case own
     /// From another thread: the probe's own thread, or a task on the global pool.
     case other
 }
 
-/// A scheduler under measurement: a `LoopScheduler` (its thread counted apart) or a
-/// `QueueScheduler`.
-struct ProbeTarget: Sendable {
-    /// `loop` or `queue`: the first part of its paths' names.
-    let name: String
-    let scheduler: any DateScheduler
+/// A scheduler under measurement: a `LoopScheduler` or an `EventLoopScheduler` (their thread
+/// counted apart), or a `QueueScheduler`.
+public struct ProbeTarget: Sendable {
+    /// `loop`, `queue`, `nio`: the first part of its paths' names.
+    public let name: String
+    /// Where its actions run, in its paths' names (`on-loop`, `off-queue`) and descriptions.
+    public let place: String
+    /// The scheduler under measurement.
+    public let scheduler: any DateScheduler
     /// The scheduler as a task executor (tasks that prefer it).
     let executor: any TaskExecutor
     /// An actor whose executor is the scheduler.
     let pinned: any HopTarget
     /// Whether the scheduler has a thread of its own, registered in `AllocationCounter.loopSlot`.
-    let countsLoopThread: Bool
+    public let countsLoopThread: Bool
     private let held = HeldEntries()
 
-    init(loop: LoopScheduler) {
+    /// The paths of a `LoopScheduler`: `loop/…/on-loop`, its thread counted apart.
+    public init(loop: LoopScheduler) {
         self.init(name: "loop", loop, countsLoopThread: true)
     }
 
-    init(queue: QueueScheduler) {
+    /// The paths of a `QueueScheduler`: `queue/…/on-queue`, on Dispatch's threads.
+    public init(queue: QueueScheduler) {
         self.init(name: "queue", queue, countsLoopThread: false)
     }
 
-    private init<Target: DateScheduler & SerialExecutor & TaskExecutor>(
+    /// The paths of `target`, named `name/…/on-place` (`place` defaults to `name`); its thread
+    /// counted apart if `countsLoopThread` (registered by ``registerLoopThread()``).
+    public init<Target: DateScheduler & SerialExecutor & TaskExecutor>(
         name: String,
+        place: String? = nil,
         _ target: Target,
         countsLoopThread: Bool
     ) {
         self.name = name
+        self.place = place ?? name
         scheduler = target
         executor = target
         pinned = PinnedCounter(on: target)
@@ -48,18 +57,18 @@ struct ProbeTarget: Sendable {
     }
 
     /// Registers the loop's thread in `AllocationCounter.loopSlot`, from an action on it.
-    func registerLoopThread() {
+    public func registerLoopThread() {
         onScheduler { AllocationCounter.registerCurrentThread(as: AllocationCounter.loopSlot) }
     }
 
     /// `loop/schedule+run/on-loop`, `queue/schedule+run/off-queue`.
-    func path(_ operation: String, _ side: Side) -> String {
-        "\(name)/\(operation)/\(side == .own ? "on" : "off")-\(name)"
+    public func path(_ operation: String, _ side: Side) -> String {
+        "\(name)/\(operation)/\(side == .own ? "on" : "off")-\(place)"
     }
 
     /// Measures `operation` issued on `side` (nil: the path has no sides) in `report`, with this
     /// scheduler's thread counted apart if it has one: `body(n)` performs `n` operations.
-    func measure(
+    public func measure(
         _ report: AllocationReport,
         _ operation: String,
         _ side: Side?,
@@ -72,8 +81,8 @@ struct ProbeTarget: Sendable {
     }
 
     /// The side in words, for a path's description.
-    func issued(_ side: Side) -> String {
-        side == .own ? "from an action on the \(name)" : "from another thread"
+    public func issued(_ side: Side) -> String {
+        side == .own ? "from an action on the \(place)" : "from another thread"
     }
 
     /// The tasks of an async path: preferring the scheduler, or on the global pool.
@@ -84,7 +93,7 @@ struct ProbeTarget: Sendable {
     /// `operations` operations in `batches` equal batches, each issued by `body(count)` on `side`
     /// and followed by a round trip to the scheduler (so whatever a batch queued has run). The
     /// number of batches, and so the harness's own allocations, do not depend on `operations`.
-    func inBatches(
+    public func inBatches(
         _ operations: Int,
         batches: Int,
         on side: Side,
@@ -103,7 +112,7 @@ struct ProbeTarget: Sendable {
     /// Runs `body` in a task that `side`'s starter starts and waits for it (the probe's thread
     /// blocks; the task runs on the scheduler or the pool); fails `path` in `report` if the task
     /// did not end within 60 s.
-    func inTask(_ side: Side, _ path: String, _ report: AllocationReport, _ body: @escaping @Sendable () async -> Void)
+    public func inTask(_ side: Side, _ path: String, _ report: AllocationReport, _ body: @escaping @Sendable () async -> Void)
     {
         if AsyncBridge.value(of: starter(side).start(body), timeout: .seconds(60)) == nil {
             report.fail("\(path): the task did not end within 60 s")
@@ -118,7 +127,7 @@ struct ProbeTarget: Sendable {
     /// what it keeps at rest, so the harness's actions, left to the loop, would make the loop's
     /// spare list grow and shrink in a cycle that is not in step with the measurements. Kept, each
     /// is freed by the probe's thread, one per action, every time.
-    func onScheduler(_ body: @escaping @Sendable () -> Void) {
+    public func onScheduler(_ body: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
         let entry = scheduler.schedule {
             body()
@@ -129,7 +138,7 @@ struct ProbeTarget: Sendable {
     }
 
     /// Waits until the scheduler ran everything queued before (it is serial).
-    func roundTrip() {
+    public func roundTrip() {
         onScheduler {}
     }
 }
