@@ -83,6 +83,7 @@ final class HTTPTimeoutHandler<Timers: ChannelTimers>: ChannelInboundHandler {
     // MARK: The request
 
     private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        endExchange()  // none, unless a client sent a head before the previous request's end
         exchanges += 1
         let number = exchanges
         var exchange = Exchange(number: number, head: head)
@@ -118,7 +119,7 @@ final class HTTPTimeoutHandler<Timers: ChannelTimers>: ChannelInboundHandler {
     /// `/slow`'s wait ended before its timeout.
     private func waitEnded(_ number: UInt64, milliseconds: Int, context: ChannelHandlerContext) {
         guard let exchange, exchange.number == number, exchange.wait != nil else { return }
-        self.exchange?.wait = nil
+        self.exchange?.wait = nil  // it ran
         self.exchange?.answer = Answer(status: .ok, body: ByteBuffer(string: "slept \(milliseconds) ms\n"))
         answerIfReady(context: context)
     }
@@ -127,9 +128,7 @@ final class HTTPTimeoutHandler<Timers: ChannelTimers>: ChannelInboundHandler {
     /// has not ended, the connection closes after it: the rest of the request is never read).
     private func timeoutPassed(_ number: UInt64, context: ChannelHandlerContext) {
         guard let exchange, exchange.number == number, exchange.timeout != nil else { return }
-        self.exchange?.timeout = nil
-        if let wait = exchange.wait { timers.cancel(wait) }
-        self.exchange?.wait = nil
+        self.exchange?.timeout = nil  // it ran; the wait is cancelled as the answer is written
         self.exchange?.answer = Answer(status: .gatewayTimeout)
         settings.metrics.timeoutsFired.increment()
         settings.logger.warning("504: the \(exchange.deadline) deadline of \(exchange.head.uri) passed first")
@@ -144,9 +143,7 @@ final class HTTPTimeoutHandler<Timers: ChannelTimers>: ChannelInboundHandler {
     /// Writes the exchange's answer and ends the exchange, its timers cancelled.
     private func write(context: ChannelHandlerContext, closing: Bool) {
         guard let exchange, let answer = exchange.answer else { return }
-        if let timeout = exchange.timeout { timers.cancel(timeout) }
-        if let wait = exchange.wait { timers.cancel(wait) }
-        self.exchange = nil
+        endExchange()
 
         let keepAlive = exchange.head.isKeepAlive && !closing
         var headers = HTTPHeaders()
@@ -179,12 +176,17 @@ final class HTTPTimeoutHandler<Timers: ChannelTimers>: ChannelInboundHandler {
         }
     }
 
-    private func cancelTimers() {
-        if let idle { timers.cancel(idle) }
-        idle = nil
+    /// Cancels the exchange's timers, if any, and forgets it.
+    private func endExchange() {
         if let timeout = exchange?.timeout { timers.cancel(timeout) }
         if let wait = exchange?.wait { timers.cancel(wait) }
         exchange = nil
+    }
+
+    private func cancelTimers() {
+        if let idle { timers.cancel(idle) }
+        idle = nil
+        endExchange()
     }
 }
 
