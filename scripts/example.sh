@@ -11,8 +11,9 @@
 # Per server and mode (the two servers' modes alternate): start the server on a free port of
 # 127.0.0.1, wait until it answers, run `wrk -t2 -c64 -d5s --latency` against `/` while a fixed
 # number of `/slow?ms=200` requests (each must answer 504: the route's deadline is 50 ms) go one
-# after another, read `/metrics`, pause one second, read the server's VmRSS, send SIGTERM and wait
-# for a clean exit. EXAMPLE_ROUNDS > 1 runs the whole sequence again and adds a table of medians.
+# after another, read `/metrics`, pause one second, read the server's VmRSS and CPU time, send
+# SIGTERM and wait for a clean exit. EXAMPLE_ROUNDS > 1 runs the whole sequence again and adds a
+# table of medians.
 #
 # Fails (non-zero) if timeouts fired differ from slow requests sent (so none of the fast requests
 # timed out), if a slow request did not answer 504 or a fast one answered anything but 2xx, if the
@@ -151,7 +152,9 @@ echo "Built in ${build_seconds}s."
 
 rows=()
 failures=()
-# One line per run for the medians: server, mode, requests/s, p99 (ms), RSS after (KiB), peak (KiB).
+clock_ticks="$(getconf CLK_TCK)"
+# One line per run for the medians: server, mode, requests/s, p99 (ms), RSS after (KiB), peak (KiB),
+# the server's CPU per request (µs).
 summary="$work/summary"
 : >"$summary"
 
@@ -201,9 +204,12 @@ run_mode() {
 
     fetch --fail --output "$work/$name.metrics" "$base/metrics" || fail "$server $mode: GET /metrics failed"
     sleep 1
-    local rss_kib hwm_kib
+    local rss_kib hwm_kib cpu_ticks
     rss_kib="$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$server_pid/status")"
     hwm_kib="$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")"
+    # The server's CPU time so far (user + system, start-up included), in clock ticks: per request,
+    # a figure that other processes' load moves far less than requests per second.
+    cpu_ticks="$(sed 's/^.*) //' "/proc/$server_pid/stat" | awk '{ print $12 + $13 }')"
 
     # Graceful shutdown through the ServiceGroup.
     kill -TERM "$server_pid"
@@ -218,12 +224,14 @@ run_mode() {
     [ "$exit_code" -eq 0 ] || failures+=("$server $mode: the server exited with $exit_code after SIGTERM (expected 0)")
     grep -q "\\[$server\\] stopped" "$log" || failures+=("$server $mode: the server did not log its graceful stop")
 
-    local rps p99 non2xx socket_errors
+    local rps p99 non2xx socket_errors requests cpu_us
     rps="$(awk '$1 == "Requests/sec:" { print $2 }' "$work/$name.wrk")"
+    requests="$(awk '$2 == "requests" && $3 == "in" { print $1 }' "$work/$name.wrk")"
     p99="$(awk '$1 == "99%" { print $2 }' "$work/$name.wrk")"
     non2xx="$(awk -F': ' '/Non-2xx or 3xx responses/ { print $2 }' "$work/$name.wrk")"
     socket_errors="$(awk -F': ' '/Socket errors/ { print $2 }' "$work/$name.wrk")"
-    [ -n "$rps" ] && [ -n "$p99" ] || fail "$server $mode: could not read wrk's output"
+    [ -n "$rps" ] && [ -n "$p99" ] && [ -n "$requests" ] || fail "$server $mode: could not read wrk's output"
+    cpu_us="$(awk -v ticks="$cpu_ticks" -v hz="$clock_ticks" -v n="$requests" 'BEGIN { printf "%.1f\n", ticks / hz * 1e6 / n }')"
 
     local fired slow_counted loop_timers idle_fired slow_504 slow_max
     fired="$(metric timeouts_fired_total "$work/$name.metrics")"
@@ -262,8 +270,8 @@ run_mode() {
     fi
     [ -z "$socket_errors" ] || echo "note: $server $mode: wrk socket errors: $socket_errors" >&2
 
-    rows+=("| $server | $mode | $rps | $p99 | $(kib_to_mib "$rss_kib") | $(kib_to_mib "$hwm_kib") | $fired | $slow_requests | $slow_504 | $slow_max | $loop_timers | $idle_fired | $exit_code |")
-    echo "$server $mode $rps $(latency_ms "$p99") $rss_kib $hwm_kib" >>"$summary"
+    rows+=("| $server | $mode | $rps | $p99 | $cpu_us µs | $(kib_to_mib "$rss_kib") | $(kib_to_mib "$hwm_kib") | $fired | $slow_requests | $slow_504 | $slow_max | $loop_timers | $idle_fired | $exit_code |")
+    echo "$server $mode $rps $(latency_ms "$p99") $rss_kib $hwm_kib $cpu_us" >>"$summary"
     current_log=""
 }
 
@@ -289,16 +297,16 @@ run_seconds=$((SECONDS - run_start))
 echo
 echo "wrk -t$threads -c$connections -d$duration on /, $slow_requests × /slow?ms=200 (50 ms deadline); build ${build_seconds}s, runs ${run_seconds}s; load average $(cut -d' ' -f1-3 /proc/loadavg):"
 echo
-echo "| server | timeouts | requests/s | p99 latency | RSS after run | peak RSS | timeouts fired | slow requests sent | slow answered 504 | slowest 504 | loop timers fired | idle timeouts fired | exit |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| server | timeouts | requests/s | p99 latency | server CPU per request | RSS after run | peak RSS | timeouts fired | slow requests sent | slow answered 504 | slowest 504 | loop timers fired | idle timeouts fired | exit |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 printf '%s\n' "${rows[@]}"
 
 if [ "$rounds" -gt 1 ]; then
     echo
     echo "Medians of $rounds rounds:"
     echo
-    echo "| server | timeouts | requests/s | p99 latency | RSS after run | peak RSS |"
-    echo "| --- | --- | ---: | ---: | ---: | ---: |"
+    echo "| server | timeouts | requests/s | p99 latency | server CPU per request | RSS after run | peak RSS |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
     for run in "${runs[@]}"; do
         # shellcheck disable=SC2086 # "SERVER MODE": two words
         set -- $run
@@ -309,10 +317,10 @@ if [ "$rounds" -gt 1 ]; then
                 }
                 return n % 2 ? values[(n + 1) / 2] : (values[n / 2] + values[n / 2 + 1]) / 2
             }
-            $1 == server && $2 == mode { n++; rps[n] = $3; p99[n] = $4; rss[n] = $5; hwm[n] = $6 }
+            $1 == server && $2 == mode { n++; rps[n] = $3; p99[n] = $4; rss[n] = $5; hwm[n] = $6; cpu[n] = $7 }
             END {
-                printf "| %s | %s | %.0f | %.2f ms | %.1f MiB | %.1f MiB |\n", server, mode,
-                    median(rps, n), median(p99, n), median(rss, n) / 1024, median(hwm, n) / 1024
+                printf "| %s | %s | %.0f | %.2f ms | %.1f µs | %.1f MiB | %.1f MiB |\n", server, mode,
+                    median(rps, n), median(p99, n), median(cpu, n), median(rss, n) / 1024, median(hwm, n) / 1024
             }' "$summary"
     done
 fi
