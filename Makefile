@@ -15,8 +15,9 @@
 #                 Examples/LoopFactory, a program on LoopExecutorFactory, built and run (exits 0)
 #   make test-stress  the unit and sanitizer suites K times (K=5) beside a busy loop on every core
 #                 (SUITES="unit tsan asan experimental" chooses among them)
-#   make example  Examples/TimeoutServer (its own package: Hummingbird 2) built in release and loaded
-#                 with wrk, per-request timeouts on a LoopSchedulerGroup vs Task.sleep task groups
+#   make example  Examples/TimeoutServer (its own package: a Hummingbird 2 and a NIOHTTP1 server) built
+#                 in release and loaded with wrk, per-request timeouts on a LoopSchedulerGroup, an
+#                 EventLoopScheduler, SwiftNIO's scheduleTask or Task.sleep task groups
 
 SWIFT ?= swift
 # SwiftPM passes enabled traits to the compiler as -D flags in hash order: with random hashing, two

@@ -24,14 +24,14 @@ func makeRouter(
     timeouts: RequestTimeouts,
     deadlines: RouteTimeouts,
     exportMetrics: @escaping @Sendable () -> [UInt8]
-) -> Router<BasicRequestContext> {
+) -> Router<ConnectionRequestContext> {
     let fastRequests = Counter(label: "requests_total", dimensions: [("route", "fast")])
     let slowRequests = Counter(label: "requests_total", dimensions: [("route", "slow")])
-    let router = Router()
+    let router = Router(context: ConnectionRequestContext.self)
 
-    router.get("/") { _, _ -> Response in
+    router.get("/") { _, context -> Response in
         fastRequests.increment()
-        guard let body = try await timeouts.run(within: deadlines.fast, { greeting }) else {
+        guard let body = try await timeouts.run(within: deadlines.fast, on: context.eventLoop, { greeting }) else {
             return Response(status: .gatewayTimeout)
         }
         return Response(
@@ -41,14 +41,19 @@ func makeRouter(
         )
     }
 
-    router.get("/slow") { request, _ -> Response in
+    router.get("/slow") { request, requestContext -> Response in
         slowRequests.increment()
         // The request's trace: its id in the ServiceContext, as tracing middleware would set it.
         var context = ServiceContext.current ?? .topLevel
         let header = request.headers.first { $0.name.canonicalName == "traceparent" }
         context.traceID = traceID(fromTraceparent: header?.value)
         return try await ServiceContext.withValue(context) {
-            try await slowResponse(to: request, timeouts: timeouts, deadline: deadlines.slow)
+            try await slowResponse(
+                to: request,
+                on: requestContext.eventLoop,
+                timeouts: timeouts,
+                deadline: deadlines.slow
+            )
         }
     }
 
@@ -65,6 +70,7 @@ func makeRouter(
 /// `/slow?ms=N`: sleeps N ms under `deadline`; 200 if it woke first, 504 if not, 400 for a bad N.
 private func slowResponse(
     to request: Request,
+    on eventLoop: any EventLoop,
     timeouts: RequestTimeouts,
     deadline: Duration
 ) async throws -> Response {
@@ -74,7 +80,7 @@ private func slowResponse(
     else {
         return Response(status: .badRequest)
     }
-    let slept = try await timeouts.run(within: deadline) {
+    let slept = try await timeouts.run(within: deadline, on: eventLoop) {
         try await Task.sleep(for: .milliseconds(milliseconds))
         return milliseconds
     }

@@ -7,11 +7,16 @@ import LoopSchedulingMetrics
 import NIOCore
 import Prometheus
 import SchedulingServiceLifecycle
+import ServerOptions
 import ServiceLifecycle
 import UnixSignals
 
 /// A Hummingbird 2 server whose per-request timeouts are armed on a `LoopSchedulerGroup`
-/// (`--timeouts loop`) or by racing `Task.sleep` in a task group (`--timeouts taskgroup`).
+/// (`--timeouts loop`), on the `EventLoopScheduler` of the connection's SwiftNIO event loop
+/// (`--timeouts eventloop`), with SwiftNIO's `scheduleTask` on that loop (`--timeouts nio`), or by
+/// racing `Task.sleep` in a task group (`--timeouts taskgroup`). Hummingbird runs the route
+/// handlers on Swift's global executor, not on the event loops, so every mode arms its timer from
+/// a thread of the global executor (see ``TimeoutMode``).
 ///
 /// One `ServiceGroup` runs the loops and the HTTP server; SIGTERM or SIGINT shuts it down
 /// gracefully: the server drains first, then the loops (listed first, so stopped last).
@@ -19,33 +24,24 @@ import UnixSignals
 struct TimeoutServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "TimeoutServer",
-        abstract: "A Hummingbird server arming a timeout per request, on loops or with task groups."
+        abstract: "A Hummingbird server arming a timeout per request: on loops, on event loops, or with task groups."
     )
 
-    @Option(help: "How each request arms its timeout: loop (withTimeout on the loops) or taskgroup (Task.sleep race).")
+    @Option(
+        help: """
+            How each request arms its timeout: loop (withTimeout on the loops), eventloop (withTimeout on the \
+            connection's EventLoopScheduler), nio (SwiftNIO's scheduleTask) or taskgroup (Task.sleep race).
+            """
+    )
     var timeouts: TimeoutMode
 
-    @Option(help: "The port to listen on, on 127.0.0.1 only (0: any free port, logged at start).")
-    var port: Int = 8080
+    @OptionGroup var options: ServerOptions
 
     @Option(help: "How many loops the LoopSchedulerGroup runs.")
     var loops: Int = 1
 
-    @Option(name: .customLong("timeout-ms"), help: "The deadline of `/`, in milliseconds.")
-    var timeoutMilliseconds: Int = 30_000
-
-    @Option(name: .customLong("slow-timeout-ms"), help: "The deadline of `/slow`, in milliseconds.")
-    var slowTimeoutMilliseconds: Int = 50
-
-    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
-    var logLevel: Logger.Level = .info
-
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0...65535") }
         guard loops >= 1 else { throw ValidationError("--loops must be at least 1") }
-        guard timeoutMilliseconds > 0, slowTimeoutMilliseconds > 0 else {
-            throw ValidationError("--timeout-ms and --slow-timeout-ms must be positive")
-        }
     }
 
     #if LOOP_EXECUTOR_FACTORY
@@ -57,7 +53,7 @@ struct TimeoutServer: AsyncParsableCommand {
     func run() async throws {
         // Every line written in a request's ServiceContext carries its trace id.
         var logger = Logger(label: "TimeoutServer", metadataProvider: .traceID)
-        logger.logLevel = logLevel
+        logger.logLevel = options.logLevel
         logger[metadataKey: "timeouts"] = "\(timeouts.rawValue)"
         #if LOOP_EXECUTOR_FACTORY
         guard LoopExecutorFactory.isInEffect else {
@@ -74,15 +70,12 @@ struct TimeoutServer: AsyncParsableCommand {
         let loopGroup = try LoopSchedulerGroup(count: loops, name: "timeouts", metricsDelegate: LoopMetrics())
         let router = makeRouter(
             timeouts: RequestTimeouts(mode: timeouts, loops: loopGroup, fired: fired, logger: logger),
-            deadlines: RouteTimeouts(
-                fast: .milliseconds(timeoutMilliseconds),
-                slow: .milliseconds(slowTimeoutMilliseconds)
-            ),
+            deadlines: RouteTimeouts(fast: options.fastTimeout, slow: options.slowTimeout),
             exportMetrics: { registry.emitToBuffer() }
         )
         let app = Application(
             router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: options.port)),
             onServerRunning: { [logger] channel in
                 // The start-up script reads the port from this line.
                 logger.notice("listening on 127.0.0.1:\(channel.localAddress?.port ?? -1)")
@@ -107,4 +100,3 @@ struct TimeoutServer: AsyncParsableCommand {
 }
 
 extension TimeoutMode: ExpressibleByArgument {}
-extension Logger.Level: @retroactive ExpressibleByArgument {}
