@@ -17,18 +17,20 @@ struct Bench: ParsableCommand {
     var workloads: [WorkloadSelection] = []
 
     @Option(
-        help:
-            "Size of each workload (tasks, timers or calls; ticks for periodic-drift; pending timers for nio-*). "
-            + "Default: per workload."
+        help: """
+            Size of each workload (tasks, timers or calls; ticks for periodic-drift; pending timers for \
+            nio-*). Default: per workload.
+            """
     )
     var n: Int?
 
     #if NIO
     @Option(
         name: .customLong("nio-system"),
-        help:
-            "Systems of the nio-* workloads (repeatable; default: all): "
-            + "\(EventLoopSystemKind.allValueStrings.joined(separator: ", "))."
+        help: """
+            Systems of the nio-* workloads (repeatable; default: all): \
+            \(EventLoopSystemKind.allValueStrings.joined(separator: ", ")).
+            """
     )
     var nioSystems: [EventLoopSystemKind] = []
     #endif
