@@ -87,9 +87,10 @@ extension Workloads {
         try kind.with(makeLoop: makeLoop, FireBody(fire: fire, lateness: lateness))
     }
 
-    /// `nio-memory` on a fresh system: heap bytes per pending timer with `n` pending an hour out,
-    /// as `pending-memory` measures them but scheduled and cancelled on the system's thread:
-    /// closure timers, then handler timers sharing one handler (the scheduler's own bytes).
+    /// `nio-memory`: heap bytes per pending timer with `n` pending an hour out, as `pending-memory`
+    /// measures them but scheduled and cancelled on the system's thread, each figure on a fresh
+    /// system (a store grown by one pass and kept would hide the next pass's growth): closure
+    /// timers, then handler timers sharing one handler (the scheduler's own bytes).
     public static func eventLoopMemory(
         _ kind: EventLoopSystemKind,
         _ n: Int,
@@ -97,10 +98,14 @@ extension Workloads {
         makeLoop: () throws -> LoopScheduler = EventLoopSystemKind.defaultLoop
     ) throws -> EventLoopMemoryRun {
         let fired = harness.strayFires ?? Tally()
-        return try kind.with(
-            makeLoop: makeLoop,
-            MemoryBody(n: n, kind: kind, harness: harness.countingStrayFires(in: fired))
-        )
+        let counting = harness.countingStrayFires(in: fired)
+        let closure =
+            kind.hasClosureTimers
+            ? try kind.with(makeLoop: makeLoop, MemoryBody(n: n, handlers: false, harness: counting)) : nil
+        let handler =
+            kind.hasHandlerTimers
+            ? try kind.with(makeLoop: makeLoop, MemoryBody(n: n, handlers: true, harness: counting)) : nil
+        return (closure, handler, fired.count)
     }
 }
 
@@ -156,38 +161,36 @@ private struct FireBody: ComparedSystemBody {
 
 private struct MemoryBody: ComparedSystemBody {
     let n: Int
-    let kind: EventLoopSystemKind
+    /// Handler timers sharing one handler; otherwise closure timers.
+    let handlers: Bool
     let harness: TimerHarness
 
-    /// Both figures from a task on the system's thread, where the timers are scheduled and
+    /// The figure from a task on the system's thread, where the timers are scheduled and
     /// cancelled: nothing is queued for the loop, so the readings need no round trip.
-    func run<System: ComparedSystem>(_ system: System) -> EventLoopMemoryRun {
-        let result = Mutex<(closure: Double?, handler: Double?)>((nil, nil))
-        system.onScheduler { [n, kind, harness] in
+    func run<System: ComparedSystem>(_ system: System) -> Double {
+        let result = Mutex<Double>(0)
+        system.onScheduler { [n, handlers, harness] in
             let shared = CountingHandler(tally: harness.strayFires ?? Tally())
-            let closure =
-                kind.hasClosureTimers
-                ? Workloads.bytesPerPending(
-                    n,
-                    harness: harness,
-                    roundTrip: {},
-                    arm: { harness.neverFiring(system, afterNanoseconds: 3_600_000_000_000) },
-                    cancel: system.cancel
-                ) : nil
-            let handler =
-                kind.hasHandlerTimers
+            let bytes =
+                handlers
                 ? Workloads.bytesPerPending(
                     n,
                     harness: harness,
                     roundTrip: {},
                     arm: { system.handlerTimer(afterNanoseconds: 3_600_000_000_000, handler: shared) },
                     cancel: { if let timer = $0 { system.cancel(timer) } }
-                ) : nil
-            result.withLock { $0 = (closure, handler) }
+                )
+                : Workloads.bytesPerPending(
+                    n,
+                    harness: harness,
+                    roundTrip: {},
+                    arm: { harness.neverFiring(system, afterNanoseconds: 3_600_000_000_000) },
+                    cancel: system.cancel
+                )
+            result.withLock { $0 = bytes }
         }
         system.roundTrip()
-        let (closure, handler) = result.withLock { $0 }
-        return (closure, handler, harness.strayFires?.count ?? 0)
+        return result.withLock { $0 }
     }
 }
 #endif

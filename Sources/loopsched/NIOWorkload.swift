@@ -36,7 +36,8 @@ enum NIOWorkload: String, CaseIterable, Codable {
             "the same systems: n timers in [0, 1 s) fired (ns per schedule), then n in [0, 2 s) and n/10 in "
                 + "[0, 2 s) (lateness of those due after the burst), every fire checked against its deadline"
         case .memory:
-            "the same systems: bytes per pending timer with n pending (closure timers, handler timers)"
+            "the same systems: bytes per pending timer with n pending, closure timers, then handler timers "
+                + "sharing one handler, each on a fresh system"
         }
     }
 
