@@ -27,10 +27,7 @@ struct Bench: ParsableCommand {
     #if NIO
     @Option(
         name: .customLong("nio-system"),
-        help: """
-            Systems of the nio-* workloads (repeatable; default: all): \
-            \(EventLoopSystemKind.allValueStrings.joined(separator: ", ")).
-            """
+        help: "Systems of the nio-* workloads (repeatable; default: all)."
     )
     var nioSystems: [EventLoopSystemKind] = []
     #endif
