@@ -156,6 +156,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `loopsched bench`'s SwiftNIO comparisons (Sources/loopsched/NIO*.swift, trait NIO) reach
+        // SwiftNIO and SchedulingNIO through SchedulingWorkloads, where they are conditioned on it.
         .executableTarget(
             name: "loopsched",
             dependencies: [
@@ -165,10 +167,6 @@ let package = Package(
                     package: "swift-argument-parser",
                     condition: .when(traits: ["CommandLineTool"])
                 ),
-                // `loopsched bench`'s SwiftNIO comparisons (Sources/loopsched/NIO*.swift).
-                .target(name: "SchedulingNIO", condition: .when(traits: ["NIO"])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
             ],
             swiftSettings: strictSettings
         ),
