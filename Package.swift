@@ -144,12 +144,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The benchmark workloads (not API, see the product): this package's targets only, so a
-        // package using it resolves nothing more.
+        // package using it resolves nothing more; with the trait NIO also the systems of the
+        // SwiftNIO comparisons (EventLoopScheduler, SwiftNIO's own timers on a NIOPosix loop).
         .target(
             name: "SchedulingWorkloads",
-            dependencies: ["Scheduling", "LoopScheduling", "CProcessStats"],
+            dependencies: [
+                "Scheduling", "LoopScheduling", "CProcessStats",
+                .target(name: "SchedulingNIO", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+            ],
             swiftSettings: strictSettings
         ),
+        // `loopsched bench`'s SwiftNIO comparisons (Sources/loopsched/NIO*.swift, trait NIO) reach
+        // SwiftNIO and SchedulingNIO through SchedulingWorkloads, where they are conditioned on it.
         .executableTarget(
             name: "loopsched",
             dependencies: [

@@ -2,8 +2,9 @@
 import PackageDescription
 
 // The benchmark suite we steer by: the workloads of Docs/Design.md §7 and §8 on LoopScheduler,
-// QueueScheduler, SwiftNIO's EventLoop, and raw libuv in C (the floor), measured by
-// ordo-one/benchmark (wall time, CPU, mallocs, peak memory).
+// QueueScheduler, SwiftNIO's EventLoop, and raw libuv in C (the floor), and the side-by-side
+// comparison on one SwiftNIO event loop thread (EventLoopScheduler, SwiftNIO's scheduleTask and
+// scheduleCallback), measured by ordo-one/benchmark (wall time, CPU, mallocs, peak memory).
 
 /// `BENCHMARKS_EXPERIMENTAL_EXECUTORS=1` (any value but empty or 0): the root package with its trait
 /// ExperimentalExecutors, under which a plain `Task.sleep` in a task preferring a LoopScheduler is
@@ -21,7 +22,8 @@ let package = Package(
         .package(
             name: "swift-schedulers",
             path: "..",
-            traits: experimentalExecutors ? ["ExperimentalExecutors"] : [.defaults]
+            // NIO: EventLoopScheduler and the SwiftNIO systems of SchedulingWorkloads.
+            traits: experimentalExecutors ? ["NIO", "ExperimentalExecutors"] : ["NIO"]
         ),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),

@@ -15,7 +15,8 @@ fi
 mkdir -p "$results"
 for workload in submit-cross submit-onloop timers-fire timers-cancel-fifo timers-cancel-random periodic-drift lateness \
     pending-memory actor-hop-pool actor-hop-own sleep-cancel timeout timeouts-churn-fifo timeouts-churn-random \
-    task-sleep task-sleep-cancel yield spawn; do
+    task-sleep task-sleep-cancel yield spawn nio-cancel-fifo nio-cancel-random nio-rearm-fifo nio-rearm-random \
+    nio-fire nio-memory; do
     swift package --disable-sandbox "${scratch[@]}" benchmark --filter "^${workload}/.*" --format markdown --no-progress \
         > "$results/${workload}.md" 2> "$results/${workload}.err" || echo "${workload}: failed (see $results/${workload}.err)"
 done

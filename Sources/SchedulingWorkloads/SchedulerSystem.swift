@@ -53,6 +53,22 @@ public struct SchedulerSystem: WorkloadSystem {
         timer.dispose()
     }
 
+    /// Waits until the scheduler ran everything queued before this call and, for a loop, until
+    /// it finished that iteration, where a quiet loop gives memory back: what a reading of the
+    /// heap after a burst waits for.
+    public func settle() {
+        if let loop = scheduler as? LoopScheduler {
+            AsyncBridge.roundTripAndIteration(loop)
+        } else {
+            roundTrip()
+        }
+    }
+
+    /// `timer.isDisposed`.
+    public func confirmsCancelled(_ timer: any Disposable) -> Bool? {
+        timer.isDisposed
+    }
+
     /// Runs the `shutdown` given at creation (a loop's `shutdown()`).
     public func shutdown() {
         stop()

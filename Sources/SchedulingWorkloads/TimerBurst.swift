@@ -10,7 +10,10 @@ public typealias TimersFireRun = (
     /// CPU time of the whole process over the run.
     cpuSeconds: Double,
     /// Timers that fired before their delay had passed (must be 0).
-    early: Int
+    early: Int,
+    /// Fires beyond one per timer, counted once the last was seen and the system made a round
+    /// trip (must be 0).
+    extra: Int
 )
 
 /// What `lateness` measured.
@@ -19,7 +22,11 @@ public typealias LatenessRun = (
     /// Lateness (ns) of each timer due after the scheduling burst ended, in scheduling order.
     afterBurst: [Int64],
     /// Timers of the whole burst that fired before they were due (must be 0).
-    early: Int
+    early: Int,
+    /// Timers that never fired although the burst saw as many fires as timers (must be 0).
+    missing: Int,
+    /// Fires beyond one per timer, as for `timers-fire` (must be 0).
+    extra: Int
 )
 
 /// A burst of one-shot timers, one per delay (nanoseconds, the caller's draw), scheduled by an
@@ -54,12 +61,14 @@ public struct TimerBurst: Sendable {
             timing.withLock { $0 = (start, Measure.now()) }
         }
         try Self.waitForTimers(countdown, delays.count)
+        let cpuSeconds = Measure.processCPUSeconds() - cpuBefore
         let (start, scheduled) = timing.withLock { $0 }
         return (
             nanosecondsPerSchedule: Double(scheduled - start) / Double(delays.count),
             wallSeconds: Double(countdown.finishedAt.load(ordering: .acquiring) - start) / 1e9,
-            cpuSeconds: Measure.processCPUSeconds() - cpuBefore,
-            early: early.load(ordering: .relaxed)
+            cpuSeconds: cpuSeconds,
+            early: early.load(ordering: .relaxed),
+            extra: Self.extraFires(countdown, on: system)
         )
     }
 
@@ -82,17 +91,31 @@ public struct TimerBurst: Sendable {
             burstEnd.store(Measure.now(), ordering: .relaxed)
         }
         try Self.waitForTimers(countdown, delays.count)
+        let extra = Self.extraFires(countdown, on: system)
         let end = burstEnd.load(ordering: .relaxed)
         let dues = due.all
         let fires = fired.all
         var afterBurst: [Int64] = []
         var early = 0
+        var missing = 0
         for index in dues.indices {
+            guard fires[index] != .min else {
+                missing += 1
+                continue
+            }
             let lateness = fires[index] - dues[index]
             if lateness < 0 { early += 1 }
             if dues[index] > end { afterBurst.append(lateness) }
         }
-        return (afterBurst: afterBurst, early: early)
+        return (afterBurst: afterBurst, early: early, missing: missing, extra: extra)
+    }
+
+    /// Fires past the countdown's end: read after a round trip through the system, so fires the
+    /// system had already queued behind the last one are counted.
+    @usableFromInline
+    static func extraFires<System: WorkloadSystem>(_ countdown: Countdown, on system: System) -> Int {
+        system.roundTrip()
+        return max(0, -countdown.left)
     }
 
     @usableFromInline

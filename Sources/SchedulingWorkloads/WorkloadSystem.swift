@@ -23,6 +23,17 @@ public protocol WorkloadSystem: Sendable {
 
     /// Stops the system; called once, after its last workload.
     func shutdown()
+
+    /// Whether the system acknowledged `timer`'s cancellation (a disposed disposable, a failed
+    /// future), asked on the system's thread once the workload cancelled it and stopped its clock;
+    /// nil when the system has no way to tell.
+    func confirmsCancelled(_ timer: TimerHandle) -> Bool?
+}
+
+@_spi(Workloads)
+extension WorkloadSystem {
+    /// No way to tell.
+    public func confirmsCancelled(_ timer: TimerHandle) -> Bool? { nil }
 }
 
 @_spi(Workloads)

@@ -9,18 +9,25 @@ public typealias TimersCancelRun = (
     /// Heap bytes the pending timers held (0 unless the harness reads the peak).
     peakBytes: Int,
     /// Heap bytes still held after the cancellations and a round trip (may be negative).
-    heldBytes: Int
+    heldBytes: Int,
+    /// Cancelled timers whose cancellation the system did not confirm (``WorkloadSystem/confirmsCancelled(_:)``,
+    /// asked once the clock stopped; must be 0).
+    unconfirmed: Int
 )
 
 @_spi(Workloads)
 extension Workloads {
     /// `timers-cancel`, one order: an action on the system schedules `order.count` timers 30 s
-    /// out, then cancels them in `order` (indices into the scheduling order).
+    /// out, then cancels them in `order` (indices into the scheduling order). The heap held
+    /// afterwards is read once `settle` returned (nil: a round trip through the system; a loop
+    /// that gives memory back when it goes quiet wants its next iteration too, or the reading
+    /// races it).
     @inlinable
     public static func timersCancel<System: WorkloadSystem>(
         _ system: System,
         order: [Int],
-        harness: TimerHarness
+        harness: TimerHarness,
+        settle: (() -> Void)? = nil
     ) -> TimersCancelRun {
         let n = order.count
         if harness.trimsHeap {
@@ -28,7 +35,7 @@ extension Workloads {
             system.roundTrip()
         }
         let baseline = Measure.heapBytesInUse()
-        let result = Mutex<(perPair: Double, peak: Int)>((0, 0))
+        let result = Mutex<(perPair: Double, peak: Int, unconfirmed: Int)>((0, 0, 0))
         system.onScheduler {
             var timers: [System.TimerHandle] = []
             timers.reserveCapacity(n)
@@ -40,12 +47,13 @@ extension Workloads {
             let peak = harness.readsPeakHeap ? Measure.heapBytesInUse() - arrayBytes : 0
             for index in order { system.cancel(timers[index]) }
             let elapsed = Measure.now() - start
-            result.withLock { $0 = (Double(elapsed) / Double(n), peak) }
+            let unconfirmed = timers.count { system.confirmsCancelled($0) == false }
+            result.withLock { $0 = (Double(elapsed) / Double(n), peak, unconfirmed) }
         }
-        system.roundTrip()
+        if let settle { settle() } else { system.roundTrip() }
         let held = Measure.heapBytesInUse() - baseline
-        let (perPair, peak) = result.withLock { $0 }
-        return (nanosecondsPerPair: perPair, peakBytes: peak, heldBytes: held)
+        let (perPair, peak, unconfirmed) = result.withLock { $0 }
+        return (nanosecondsPerPair: perPair, peakBytes: peak, heldBytes: held, unconfirmed: unconfirmed)
     }
 
     /// `pending-memory`: heap bytes per pending timer with `n` pending (an hour out, scheduled

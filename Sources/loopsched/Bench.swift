@@ -7,15 +7,30 @@ import Scheduling
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Runs the workloads on LoopScheduler and QueueScheduler, interleaved, and prints medians.",
+        abstract:
+            "Runs the workloads on LoopScheduler and QueueScheduler (and, built with the trait NIO, on SwiftNIO's "
+            + "event loops), interleaved, and prints medians.",
         discussion: WorkloadSelection.allCases.map { "\($0.name): \($0.summary)" }.joined(separator: "\n")
     )
 
     @Option(name: .customLong("workload"), help: "Workloads to run (repeatable; default: all).")
     var workloads: [WorkloadSelection] = []
 
-    @Option(help: "Size of each workload (tasks, timers or calls; ticks for periodic-drift). Default: per workload.")
+    @Option(
+        help: """
+            Size of each workload (tasks, timers or calls; ticks for periodic-drift; pending timers for \
+            nio-*). Default: per workload.
+            """
+    )
     var n: Int?
+
+    #if NIO
+    @Option(
+        name: .customLong("nio-system"),
+        help: "Systems of the nio-* workloads (repeatable; default: all)."
+    )
+    var nioSystems: [EventLoopSystemKind] = []
+    #endif
 
     @Flag(help: "Run the async workloads at their full counts (1M calls) rather than the default run's (200k).")
     var full = false
@@ -65,11 +80,26 @@ struct Bench: ParsableCommand {
             driver: driver.kind
         )
         let conditions = RunConditions(heap: HeapMode.apply(warm: warmHeap), driver: driver)
-        let progress = Progress(
-            total: timerWorkloads.count * repetitions * BenchTarget.allCases.count + asyncBench.plan.count
-                + tracingBench.runCount
+        var runCount =
+            timerWorkloads.count * repetitions * BenchTarget.allCases.count + asyncBench.plan.count
+            + tracingBench.runCount
+        #if NIO
+        let nioBench = NIOBench(
+            workloads: selected.compactMap { if case .nio(let workload) = $0 { workload } else { nil } },
+            repetitions: repetitions,
+            size: n,
+            systems: nioSystems.isEmpty ? EventLoopSystemKind.allCases : nioSystems,
+            seed: seed,
+            driver: driver.kind
         )
+        runCount += nioBench.runCount
+        #endif
+        let progress = Progress(total: runCount)
         let samples = try runTimerWorkloads(timerWorkloads, progress: progress)
+        // Before the async workloads, whose cancelled Task.sleeps expire 30 s after them.
+        #if NIO
+        let nioReport = NIOReport(bench: nioBench, samples: nioBench.run(progress: progress))
+        #endif
         let asyncSamples = try asyncBench.run(progress: progress)
         let tracingSamples = try tracingBench.run(progress: progress)
         progress.finish()
@@ -81,17 +111,16 @@ struct Bench: ParsableCommand {
             conditions: conditions
         )
         let asyncReport = AsyncReport(bench: asyncBench, samples: asyncSamples)
-        if json {
-            print(
-                (report.jsonObjects() + asyncReport.jsonObjects(conditions: conditions) + tracingReport.jsonObjects())
-                    .joined(separator: "\n")
-            )
-        } else {
-            print(
-                report.table() + (asyncSamples.isEmpty ? "" : "\n" + asyncReport.table())
-                    + (tracingSamples.isEmpty ? "" : "\n\n" + tracingReport.table())
-            )
-        }
+        var jsonObjects =
+            report.jsonObjects() + asyncReport.jsonObjects(conditions: conditions) + tracingReport.jsonObjects()
+        var table =
+            report.table() + (asyncSamples.isEmpty ? "" : "\n" + asyncReport.table())
+            + (tracingSamples.isEmpty ? "" : "\n\n" + tracingReport.table())
+        #if NIO
+        jsonObjects += nioReport.jsonObjects(conditions: conditions)
+        if !nioReport.samples.isEmpty { table += "\n\n" + nioReport.table() }
+        #endif
+        print(json ? jsonObjects.joined(separator: "\n") : table)
         if let plot {
             try LatencyPlot(samples: samples).svg().write(toFile: plot, atomically: true, encoding: .utf8)
             if !json { print("Lateness chart written to \(plot)") }
@@ -111,6 +140,9 @@ struct Bench: ParsableCommand {
                 runs.flatMap(\.failures).map { "\(workload.rawValue) on \(system.displayName): \($0)" }
             }
         }
+        #if NIO
+        failures += nioReport.failures
+        #endif
         if !failures.isEmpty {
             FileHandle.standardError.write(
                 Data(("self-check failed:\n" + failures.sorted().joined(separator: "\n") + "\n").utf8)

@@ -7,10 +7,18 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
     case timers(Workload)
     case async(AsyncWorkload)
     case tracing(TracingWorkload)
+    #if NIO
+    case nio(NIOWorkload)
+    #endif
 
     static var allCases: [WorkloadSelection] {
-        Workload.allCases.map(Self.timers) + AsyncWorkload.allCases.map(Self.async)
+        var cases =
+            Workload.allCases.map(Self.timers) + AsyncWorkload.allCases.map(Self.async)
             + TracingWorkload.allCases.map(Self.tracing)
+        #if NIO
+        cases += NIOWorkload.allCases.map(Self.nio)
+        #endif
+        return cases
     }
 
     init?(argument: String) {
@@ -21,7 +29,12 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         } else if let workload = TracingWorkload(rawValue: argument) {
             self = .tracing(workload)
         } else {
+            #if NIO
+            guard let workload = NIOWorkload(rawValue: argument) else { return nil }
+            self = .nio(workload)
+            #else
             return nil
+            #endif
         }
     }
 
@@ -30,6 +43,9 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         case .timers(let workload): workload.rawValue
         case .async(let workload): workload.rawValue
         case .tracing(let workload): workload.rawValue
+        #if NIO
+        case .nio(let workload): workload.rawValue
+        #endif
         }
     }
 
@@ -38,6 +54,9 @@ enum WorkloadSelection: Hashable, CaseIterable, ExpressibleByArgument {
         case .timers(let workload): workload.summary
         case .async(let workload): workload.summary
         case .tracing(let workload): workload.summary
+        #if NIO
+        case .nio(let workload): workload.summary
+        #endif
         }
     }
 

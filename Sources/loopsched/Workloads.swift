@@ -82,7 +82,7 @@ enum Workload: String, CaseIterable, Codable {
     }
 
     /// `n` delays uniform in [0, `bound`) ns, the same for every scheduler of a repetition.
-    private static func delays(_ n: Int, below bound: UInt64, seed: UInt64) -> [Int64] {
+    static func delays(_ n: Int, below bound: UInt64, seed: UInt64) -> [Int64] {
         var generator = SplitMix(seed: seed)
         return (0..<n).map { _ in Int64(generator.next() % bound) }
     }
@@ -98,6 +98,7 @@ enum Workload: String, CaseIterable, Codable {
         sample.metrics["wall s"] = run.wallSeconds
         sample.metrics["cpu s"] = run.cpuSeconds
         if run.early > 0 { sample.failures.append("\(run.early) timers fired early") }
+        if run.extra > 0 { sample.failures.append("\(run.extra) fires beyond one per timer") }
     }
 
     /// `timers-cancel`'s two orders of `n` timers, labelled: FIFO, then shuffled by `seed` (what
@@ -114,8 +115,14 @@ enum Workload: String, CaseIterable, Codable {
     private static func timersCancel(_ target: SchedulerSystem, _ n: Int, seed: UInt64, into sample: inout Sample) {
         let fired = Tally()
         for (label, order) in cancelOrders(n, seed: seed) {
-            let run = Workloads.timersCancel(target, order: order, harness: .loopsched.countingStrayFires(in: fired))
+            let run = Workloads.timersCancel(
+                target,
+                order: order,
+                harness: .loopsched.countingStrayFires(in: fired),
+                settle: target.settle
+            )
             sample.metrics["ns/pair \(label)"] = run.nanosecondsPerPair
+            if run.unconfirmed > 0 { sample.failures.append("\(label): \(run.unconfirmed) timers not disposed") }
             if label == "fifo" {
                 sample.metrics["peak MB"] = Double(run.peakBytes) / 1e6
                 sample.metrics["held MB after"] = Double(max(0, run.heldBytes)) / 1e6
@@ -154,6 +161,8 @@ enum Workload: String, CaseIterable, Codable {
         sample.metrics["early"] = Double(run.early)
         sample.lateness = run.afterBurst
         if run.early > 0 { sample.failures.append("\(run.early) timers fired early") }
+        if run.missing > 0 { sample.failures.append("\(run.missing) timers never fired") }
+        if run.extra > 0 { sample.failures.append("\(run.extra) fires beyond one per timer") }
     }
 
     private static func pendingMemory(_ target: SchedulerSystem, _ n: Int, into sample: inout Sample) {

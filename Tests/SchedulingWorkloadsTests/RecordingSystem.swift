@@ -11,14 +11,27 @@ final class RecordingSystem: WorkloadSystem {
     }
 
     let state = LockedValue(State())
+    /// Whether ``confirmsCancelled(_:)`` confirms a cancelled timer (a system that does not tells
+    /// of none).
+    let confirmsCancellations: Bool
+    /// How often the action of the timer with each index runs as it is scheduled (none after the
+    /// last index): a system that fires timers at once, some more than once, some never.
+    let firings: [Int]
+
+    init(confirmsCancellations: Bool = true, firings: [Int] = []) {
+        self.confirmsCancellations = confirmsCancellations
+        self.firings = firings
+    }
 
     func execute(_ body: @escaping @Sendable () -> Void) { body() }
 
     func schedule(afterNanoseconds delay: Int64, _ body: @escaping @Sendable () -> Void) -> Int {
-        state.withLock { state in
+        let index = state.withLock { state in
             state.actions.append(body)
             return state.actions.count - 1
         }
+        for _ in 0..<(index < firings.count ? firings[index] : 0) { body() }
+        return index
     }
 
     func scheduleRepeating(everyNanoseconds interval: Int64, _ body: @escaping @Sendable () -> Void) -> Int {
@@ -26,6 +39,11 @@ final class RecordingSystem: WorkloadSystem {
     }
 
     func cancel(_ timer: Int) { state.withLock { $0.cancelled.append(timer) } }
+
+    /// Whether `timer` was cancelled, unless the system confirms nothing.
+    func confirmsCancelled(_ timer: Int) -> Bool? {
+        confirmsCancellations && state.withLock { $0.cancelled.contains(timer) }
+    }
 
     func shutdown() {}
 

@@ -15,6 +15,37 @@ struct WorkloadBookkeepingTests {
         #expect(run.peakBytes == 0)
     }
 
+    @Test("timers-cancel counts the cancellations the system does not confirm")
+    func timersCancelUnconfirmed() {
+        #expect(Workloads.timersCancel(RecordingSystem(), order: [1, 0, 2], harness: .benchmarks).unconfirmed == 0)
+        let forgetful = RecordingSystem(confirmsCancellations: false)
+        #expect(Workloads.timersCancel(forgetful, order: [1, 0, 2], harness: .benchmarks).unconfirmed == 3)
+    }
+
+    @Test("lateness counts a timer that never fired and the fires beyond one per timer")
+    func latenessCountsMissingAndExtraFires() throws {
+        let burst = TimerBurst(delays: [0, 0, 0])
+        // As many fires as timers, one of them twice: the one that never fired is missing.
+        let twice = try burst.lateness(on: RecordingSystem(firings: [2, 0, 1]))
+        #expect(twice.missing == 1)
+        #expect(twice.extra == 0)
+        #expect(twice.early == 0)
+        let thrice = try burst.lateness(on: RecordingSystem(firings: [3, 0, 1]))
+        #expect(thrice.missing == 1)
+        #expect(thrice.extra == 1)
+        let once = try burst.lateness(on: RecordingSystem(firings: [1, 1, 1]))
+        #expect(once.missing == 0)
+        #expect(once.extra == 0)
+        #expect(once.afterBurst.isEmpty)
+    }
+
+    @Test("timers-fire counts the fires beyond one per timer")
+    func timersFireCountsExtraFires() throws {
+        let burst = TimerBurst(delays: [0, 0, 0])
+        #expect(try burst.fire(on: RecordingSystem(firings: [1, 2, 1])).extra == 1)
+        #expect(try burst.fire(on: RecordingSystem(firings: [1, 1, 1])).extra == 0)
+    }
+
     @Test("pending-memory cancels every timer it left pending once")
     func pendingMemoryCancelsAll() {
         let system = RecordingSystem()

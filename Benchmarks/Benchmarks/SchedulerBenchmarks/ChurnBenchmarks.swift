@@ -48,7 +48,7 @@ enum Churn {
             let perOp = floor_timeouts_churn(Int32(n), Int32(Workloads.churnOperations), random ? 1 : 0, &bytes)
             return (nanosecondsPerOperation: perOp, bytesPerTimer: bytes)
         case .nio:
-            let system = NIOSystem()
+            let system = NIOTaskSystem()
             defer { system.shutdown() }
             return nio(system, n, random: random)
         default:
@@ -82,7 +82,7 @@ enum Churn {
         func handleScheduledCallback(eventLoop: some EventLoop) { fatalError("a cancelled timeout fired") }
     }
 
-    static func nio(_ system: NIOSystem, _ n: Int, random: Bool) -> ChurnRun {
+    static func nio(_ system: NIOTaskSystem, _ n: Int, random: Bool) -> ChurnRun {
         let loop = system.loop
         let result = Mutex<ChurnRun>((nanosecondsPerOperation: 0, bytesPerTimer: 0))
         system.onScheduler {

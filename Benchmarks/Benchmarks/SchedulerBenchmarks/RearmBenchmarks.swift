@@ -68,7 +68,7 @@ enum Rearm {
         case .floorUVTimer:
             return (floor_rearm_uvtimer(Int32(n), operations, random ? 1 : 0), nil)
         case .nio:
-            let nio = NIOSystem()
+            let nio = NIOTaskSystem()
             defer { nio.shutdown() }
             let run = cancelAndSchedule(nio, n, random: random)
             return (run.nanosecondsPerOperation, run.bytesPerTimer)
@@ -94,7 +94,7 @@ enum Rearm {
     /// NIO's push-back: on the event loop, N pending 30 s `scheduleCallback`s; each operation
     /// cancels one (`cancelScheduledCallback`) and schedules a new one at now + 30 s. The ring, the
     /// order and the timing are SchedulingWorkloads' `churn`.
-    static func cancelAndSchedule(_ system: NIOSystem, _ n: Int, random: Bool) -> ChurnRun {
+    static func cancelAndSchedule(_ system: NIOTaskSystem, _ n: Int, random: Bool) -> ChurnRun {
         let loop = system.loop
         let result = Mutex<ChurnRun>((nanosecondsPerOperation: 0, bytesPerTimer: 0))
         system.onScheduler {

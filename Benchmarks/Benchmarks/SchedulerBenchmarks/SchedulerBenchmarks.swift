@@ -28,7 +28,7 @@ enum SystemKind: String, CaseIterable {
         case .loop: try SchedulerSystem.loop()
         case .loopUVTimer: try SchedulerSystem.loop(driver: .uvTimer)
         case .queue: SchedulerSystem.queue()
-        case .nio: NIOSystem()
+        case .nio: NIOTaskSystem()
         case .floor: fatalError("the C floor runs its own workloads")
         }
     }
@@ -68,6 +68,7 @@ let benchmarks: @Sendable () -> Void = {
     registerExecutorBenchmarks()
     registerChurnBenchmarks()
     registerRearmBenchmarks()
+    registerEventLoopBenchmarks()
 }
 
 private func taskBenchmarks(_ kind: SystemKind) {
@@ -204,7 +205,7 @@ private func timerBenchmarks(_ kind: SystemKind) {
 }
 
 /// `n` delays uniform in [0, `bound`) ns, drawn afresh for every iteration.
-private func randomDelays(_ n: Int, below bound: Int64) -> [Int64] {
+func randomDelays(_ n: Int, below bound: Int64) -> [Int64] {
     var generator = SystemRandomNumberGenerator()
     return (0..<n).map { _ in Int64.random(in: 0..<bound, using: &generator) }
 }
