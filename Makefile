@@ -54,11 +54,8 @@ EXPERIMENTAL_SUITES := LoopSleepExecutorTests|SleepWakeJobTests|LoopExecutorFact
 # The allocation guard's probes (executables linking the malloc interposer, Tests/AllocationProbe;
 # Tests/AllocationProbeNIO for SchedulingNIO): each one's counts are checked against its section of
 # Tests/AllocationLimits/limits.txt. Built together in one release build, with the usual traits
-# and NIO (AllocationProbeNIO's; added here only until TRAIT_NAMES has it).
+# (the release build `make run` uses).
 ALLOCATION_PROBES := AllocationProbe AllocationProbeNIO
-comma := ,
-ALLOCATION_TRAIT_NAMES := $(TRAIT_NAMES)$(if $(filter NIO,$(subst $(comma), ,$(TRAIT_NAMES))),,$(comma)NIO)
-ALLOCATION_FLAGS := -Xswiftc -warnings-as-errors --traits $(ALLOCATION_TRAIT_NAMES)
 # Each test step keeps its log and, when it fails, prints its failures again as its last lines.
 STEP := ./scripts/test-step.sh
 
@@ -83,11 +80,11 @@ test-experimental: deps
 		--scratch-path .build-experimental --filter '$(EXPERIMENTAL_SUITES)'
 	$(STEP) factory-demo sh -c 'cd Examples/LoopFactory && $(SWIFT) build -Xswiftc -warnings-as-errors && timeout 120 ./.build/debug/LoopFactoryDemo'
 
-# Each probe built in release with the usual flags and the trait NIO (ALLOCATION_FLAGS), run, and its
+# Each probe built in release with the usual flags, run, and its
 # mallocs per operation compared with its limits: fails naming the path, the count and the limit.
 # UPDATE=1 records the counts measured as the limits instead (review the diff).
 test-allocations: deps
-	SWIFT=$(SWIFT) SWIFT_BUILD_FLAGS="$(ALLOCATION_FLAGS)" $(STEP) allocations ./scripts/check-allocations.py \
+	SWIFT=$(SWIFT) SWIFT_BUILD_FLAGS="$(STRICT)" $(STEP) allocations ./scripts/check-allocations.py \
 		$(if $(UPDATE),--update) $(ALLOCATION_PROBES)
 
 # K runs (default 5) of the unit and sanitizer suites with a busy loop on every core beside them;

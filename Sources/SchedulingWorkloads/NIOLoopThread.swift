@@ -1,6 +1,8 @@
 #if NIO
 import NIOCore
 import NIOPosix
+import Scheduling
+import SchedulingNIO
 
 /// One SwiftNIO event loop on a thread of its own (`MultiThreadedEventLoopGroup(numberOfThreads: 1)`,
 /// NIOPosix's `SelectableEventLoop`): the loop the SwiftNIO comparisons run on, each run on a
@@ -23,6 +25,9 @@ public struct NIOLoopThread: Sendable {
     public func repeatedTask(everyNanoseconds interval: Int64, _ body: @escaping @Sendable () -> Void) -> RepeatedTask {
         loop.scheduleRepeatedTask(initialDelay: .nanoseconds(interval), delay: .nanoseconds(interval)) { _ in body() }
     }
+
+    /// The loop's `EventLoopScheduler` (`loop.scheduler`).
+    public var scheduler: any DateScheduler { loop.scheduler }
 
     /// Shuts the group down and waits for it; call once.
     public func shutdown() {

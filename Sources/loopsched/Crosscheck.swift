@@ -6,7 +6,8 @@ import Scheduling
 struct Crosscheck: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs random scripts on LoopScheduler, QueueScheduler, ConcurrentQueueScheduler (timer ops "
-            + "only) and TestScheduler and checks each against the behaviour contract and against the others.",
+            + "only), TestScheduler and, with the trait NIO, EventLoopScheduler on a SwiftNIO event loop, and "
+            + "checks each against the behaviour contract and against the others.",
         discussion: "Exits with status 1 after printing each violation with its rule, its scheduler, a minimal "
             + "script that reproduces it and the seed."
     )

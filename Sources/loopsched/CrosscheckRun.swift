@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LoopScheduling
 import Scheduling
+@_spi(Workloads) import SchedulingWorkloads
 
 /// The schedulers a cross-check compares.
 enum CheckedScheduler: String, CaseIterable {
@@ -10,6 +11,10 @@ enum CheckedScheduler: String, CaseIterable {
     case queue = "QueueScheduler"
     case concurrentQueue = "ConcurrentQueueScheduler"
     case test = "TestScheduler"
+    #if NIO
+    /// `EventLoopScheduler` on a SwiftNIO event loop (NIOPosix), trait NIO.
+    case eventLoop = "EventLoopScheduler"
+    #endif
 
     /// Runs one action at a time (rule 3). A concurrent scheduler runs only a script's timer ops
     /// (``Op/isTimerOp``), and the rules that need seriality skip it.
@@ -94,6 +99,12 @@ struct ScriptRunner {
             return realTime(script, on: QueueScheduler(name: "crosscheck"))
         case .concurrentQueue:
             return realTime(script, on: ConcurrentQueueScheduler(name: "crosscheck"))
+        #if NIO
+        case .eventLoop:
+            let loop = NIOLoopThread()
+            defer { loop.shutdown() }
+            return realTime(script, on: loop.scheduler)
+        #endif
         case .test:
             let test = TestScheduler(now: Date())
             let clock: @Sendable () -> Int64 = { test.virtualNanoseconds }

@@ -73,7 +73,13 @@ package final class TimerDriver {
     /// loop take them at once.
     @inline(__always)
     func fileOnLoopThread(_ core: LoopCore, _ timer: LoopTimer, fileDeferredFirst: Bool) {
-        if fileDeferredFirst { _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) }) }
+        // The queue's lock only when something may wait there: a channel handler's schedule on a
+        // SwiftNIO loop is always outside a batch, and takes no lock then. A submission that
+        // happened before this call is seen (the hint is written under the lock, read acquiring);
+        // one racing it has no order with it to keep.
+        if fileDeferredFirst && core.remote.mayHaveItems {
+            _ = fileDeferred(core, takenBy: { core.remote.takeDeferred(into: &$0) })
+        }
         file(core, timer)
         if fileDeferredFirst { armSoonIfEarlier(core, timer) }
     }

@@ -91,9 +91,19 @@ extension EventLoopScheduler {
 
         /// An action made on the loop thread, which runs on it only (the scheduler runs every
         /// action on its loop thread): its captures never cross a thread while it runs. The two
-        /// function types differ in the checker only, not in layout.
+        /// function types differ in the checker only, not in layout; cast inside a one-field
+        /// struct, since a bit cast of the function value itself makes the compiler wrap it in two
+        /// reabstraction thunks, each an allocation (the allocation guard's probe counted them).
         private static func transfer(_ action: @escaping () -> Void) -> @Sendable () -> Void {
-            unsafeBitCast(action, to: (@Sendable () -> Void).self)
+            unsafeBitCast(Plain(run: action), to: Marked.self).run
+        }
+
+        private struct Plain {
+            let run: () -> Void
+        }
+
+        private struct Marked {
+            let run: @Sendable () -> Void
         }
     }
 }

@@ -42,17 +42,18 @@ public final class EventLoopScheduler: DateScheduler {
     /// makes the one of each loop, then calls ``start()``.
     init(on eventLoop: any EventLoop) {
         let name = "EventLoopScheduler"
+        let clock = EventLoopClock(eventLoop)
         var made: EventLoopDriver?
         // `try!`: this driver's set-up cannot fail (it acquires nothing).
         let core = try! LoopCore(
             name: name,
             typeName: "EventLoopScheduler",
             mode: .hosted,
-            clock: EventLoopClock(eventLoop),
+            clock: clock,
             isOnLoopThread: { [weak eventLoop] in eventLoop?.inEventLoop ?? false },
             isolatesWholeThread: true,
             makeDriver: { core in
-                let driver = EventLoopDriver(eventLoop: eventLoop, core: core)
+                let driver = EventLoopDriver(eventLoop: eventLoop, core: core, clock: clock)
                 made = driver
                 return driver
             }

@@ -77,10 +77,23 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
     /// its own (scheduled again when it comes: an idle hour costs one wake-up).
     static let horizon: Int64 = 3_600_000_000_000
 
-    init(eventLoop: any EventLoop, core: LoopCore) {
+    /// The engine's clock, told when the loop turns out to be one of SwiftNIO's own.
+    private let clock: EventLoopClock
+
+    /// What SwiftNIO's queued closures and pending callbacks reach the driver through, weakly: the
+    /// weak references point at this small object, not at the driver, whose own retains and
+    /// releases (one per `core.driver` call) then stay on the fast path (an object with weak
+    /// references keeps its counts in a side table).
+    private let link: DriverLink
+
+    init(eventLoop: any EventLoop, core: LoopCore, clock: EventLoopClock) {
         self.eventLoop = eventLoop
         self.core = core
-        drain = { [weak self] in self?.runDrain() }
+        self.clock = clock
+        let link = DriverLink()
+        self.link = link
+        drain = { [weak link] in link?.driver.runDrain() }
+        link.driver = self
     }
 
     // MARK: LoopDriver
@@ -152,8 +165,10 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
         guard let callback = schedule(at: Nanoseconds.adding(now, Self.horizon), on: eventLoop) else { return }
         if callback.handle?.customCallbackID != nil {
             kind = .ownCallbacks
-            // Such a loop runs on one thread for its whole life: known from now on, without asking.
+            // Such a loop runs on one thread for its whole life: known from now on, without asking;
+            // and its `now` is the system's monotonic clock.
             core.noteLoopThread()
+            clock.loopReadsSystemClock()
         } else {
             kind = .scheduledTasks
             cancelPending()
@@ -163,7 +178,7 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
     // MARK: Callbacks (the loop thread)
 
     /// The queued `execute` ran: a batch, then an arming.
-    private func runDrain() {
+    fileprivate func runDrain() {
         drainPending = false
         guard !closing.load(ordering: .relaxed) else { return }
         core.idleFired()
@@ -227,7 +242,7 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
 
     @discardableResult
     private func schedule(at deadline: Int64, on eventLoop: any EventLoop) -> WakeCallback? {
-        let callback = spare.popLast() ?? WakeCallback(driver: self)
+        let callback = spare.popLast() ?? WakeCallback(link: link)
         callback.deadline = deadline
         callback.cancelledByDriver = false
         let at = NIODeadline.uptimeNanoseconds(UInt64(max(0, deadline)))
@@ -262,13 +277,22 @@ final class EventLoopDriver: LoopDriver, @unchecked Sendable {
     }
 }
 
+/// The driver as SwiftNIO's closures and callbacks hold it: weakly, through this object (see
+/// `EventLoopDriver.link`). Only the driver holds it strongly, so it goes with the driver, and a
+/// weak reference to it that loads finds the driver alive.
+// `driver` is set once, right after init, before anything else sees the link.
+final class DriverLink: @unchecked Sendable {
+    unowned(unsafe) var driver: EventLoopDriver!
+}
+
 /// The handler of one scheduled callback of a driver, reused for later callbacks once it fired or
 /// was cancelled. SwiftNIO holds it while its callback is pending; it holds the driver weakly, so
 /// a pending callback never keeps the scheduler alive (no cycle loop → callback → scheduler →
 /// loop).
 // Every field is the driver's, touched on the loop thread only (SwiftNIO calls a handler there).
 final class WakeCallback: NIOScheduledCallbackHandler, @unchecked Sendable {
-    weak var driver: EventLoopDriver?
+    private weak var link: DriverLink?
+    private var driver: EventLoopDriver? { link?.driver }
     /// The loop's nanoseconds the callback was scheduled for.
     var deadline: Int64 = 0
     /// The handle that cancels it while it is pending.
@@ -276,8 +300,8 @@ final class WakeCallback: NIOScheduledCallbackHandler, @unchecked Sendable {
     /// The driver cancelled it (closing, or learning the loop's kind): its cancellation is expected.
     var cancelledByDriver = false
 
-    init(driver: EventLoopDriver) {
-        self.driver = driver
+    init(link: DriverLink) {
+        self.link = link
     }
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
