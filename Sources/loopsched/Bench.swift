@@ -32,7 +32,12 @@ struct Bench: ParsableCommand {
     var nioSystems: [EventLoopSystemKind] = []
     #endif
 
-    @Flag(help: "Run the async workloads at their full counts (1M calls) rather than the default run's (200k).")
+    @Flag(
+        help: """
+            Run the async workloads at their full counts (1M calls) rather than the default run's (200k), \
+            and the SwiftNIO comparison (trait NIO) at every size rather than nio-cancel and nio-rearm at 100k.
+            """
+    )
     var full = false
 
     @Option(help: "Repetitions of each workload on each scheduler; medians are reported.")
@@ -84,10 +89,16 @@ struct Bench: ParsableCommand {
             timerWorkloads.count * repetitions * BenchTarget.allCases.count + asyncBench.plan.count
             + tracingBench.runCount
         #if NIO
+        // Without --workload (`make run`), the SwiftNIO comparison's two key rows only: schedule +
+        // cancel and re-arm at 100k pending (about a minute); a --workload nio-* runs every size.
+        let nioDefault = workloads.isEmpty && !full
         let nioBench = NIOBench(
-            workloads: selected.compactMap { if case .nio(let workload) = $0 { workload } else { nil } },
+            workloads: selected.compactMap { selection -> NIOWorkload? in
+                guard case .nio(let workload) = selection else { return nil }
+                return !nioDefault || workload == .cancel || workload == .rearm ? workload : nil
+            },
             repetitions: repetitions,
-            size: n,
+            size: n ?? (nioDefault ? 100_000 : nil),
             systems: nioSystems.isEmpty ? EventLoopSystemKind.allCases : nioSystems,
             seed: seed,
             driver: driver.kind
