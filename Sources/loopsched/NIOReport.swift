@@ -245,7 +245,15 @@ struct NIOReport {
                 limit: 1.2
             ),
         ]
-        return ["issue 38's targets for EventLoopScheduler (medians of this run):"] + targets.map { $0.line() }
+        let measured = targets.filter { $0.ours != nil && $0.bound != nil }
+        var lines = ["issue 38's targets for EventLoopScheduler (medians of this run):"] + measured.map { $0.line() }
+        if measured.count < targets.count {
+            lines.append(
+                "  (\(targets.count - measured.count) not measured by this run; every target: "
+                    + "--workload nio-cancel --workload nio-rearm --workload nio-fire --workload nio-memory)"
+            )
+        }
+        return lines
     }
 
     // MARK: JSON

@@ -86,7 +86,7 @@ extension TimerWheel {
     /// Early is correct (the heap is precise): meanwhile a timer due before the bucket's first
     /// tick goes to the heap instead of a lower bucket. It applies once the bucket is the earliest
     /// occupied one, which under steady firing is often only a tick before (Docs/Performance.md,
-    /// "Lateness").
+    /// "The lateness tail").
     @inlinable @inline(__always)
     func cascadeLead(of index: Int) -> Int64 {
         // Level 0 (indices below 64) never cascades; nor does a bucket within the budget.
