@@ -71,7 +71,9 @@ build: deps
 
 test: check-resolution examples test-unit test-experimental crosscheck test-allocations docs test-tsan test-asan
 
+# First, scripts/test-waits.py --check: no test holds a cooperative-pool thread while it waits.
 test-unit: deps
+	python3 scripts/test-waits.py --check
 	$(STEP) unit $(SWIFT) test $(STRICT) --skip '$(EXIT_SUITES)'
 	$(STEP) exit $(SWIFT) test $(STRICT) --filter '$(EXIT_SUITES)'
 
