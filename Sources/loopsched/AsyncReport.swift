@@ -13,20 +13,14 @@ struct AsyncReport {
     private func label(_ workload: AsyncWorkload, _ system: AsyncSystem) -> String {
         let requested = bench.requestedSize(of: workload)
         let used = workload.size(on: system, requested: requested)
-        return used == requested ? system.displayName : "\(system.displayName) (n=\(Self.count(used)))"
-    }
-
-    private static func count(_ n: Int) -> String {
-        if n >= 1_000_000, n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
-        if n >= 1_000, n % 1_000 == 0 { return "\(n / 1_000)k" }
-        return "\(n)"
+        return used == requested ? system.displayName : "\(system.displayName) (n=\(Report.count(used)))"
     }
 
     func table() -> String {
         var lines: [String] = []
         for workload in bench.workloads {
             guard let ran = samples[workload] else { continue }
-            let heading = "\(workload.rawValue) (n=\(Self.count(bench.requestedSize(of: workload))))"
+            let heading = "\(workload.rawValue) (n=\(Report.count(bench.requestedSize(of: workload))))"
             let widths = [30] + workload.metrics.map { max(14, $0.count) }
             lines.append("")
             lines.append(Report.row([heading] + workload.metrics, widths))

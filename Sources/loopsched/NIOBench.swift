@@ -49,7 +49,7 @@ struct NIOBench {
             let order = repetition % 2 == 0 ? systems : systems.reversed()
             for row in rows {
                 for system in order where row.workload.runs(on: system) {
-                    progress.step("\(row.workload.rawValue) n=\(NIOReport.count(row.n)) on \(system.rawValue)")
+                    progress.step("\(row.workload.rawValue) n=\(Report.count(row.n)) on \(system.rawValue)")
                     let sample = row.workload.run(
                         on: system,
                         size: row.n,

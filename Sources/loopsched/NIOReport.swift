@@ -36,12 +36,6 @@ struct NIOReport {
         Self.swiftNIO.compactMap { medianOf(row, $0, metric) }.min()
     }
 
-    static func count(_ n: Int) -> String {
-        if n >= 1_000_000, n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
-        if n >= 1_000, n % 1_000 == 0 { return "\(n / 1_000)k" }
-        return "\(n)"
-    }
-
     private static let widths = [5, 19, 18, 16, 20, 13, 8, 8]
 
     func table() -> String {
@@ -49,9 +43,9 @@ struct NIOReport {
             "SwiftNIO event loops — medians of \(bench.repetitions) alternated run(s), one NIOPosix loop thread per run; "
                 + "ELS/NIO = EventLoopScheduler / the better of SwiftNIO's scheduleTask and scheduleCallback, "
                 + "ELS/Loop = EventLoopScheduler / LoopScheduler (its own loop); lower is better",
-            "SwiftNIO's random order up to \(Self.count(EventLoopSystemKind.linearRandomLimit)) pending (a linear cancel); "
-                + "its re-arm is cancel + scheduleCallback, \(Self.count(EventLoopSystemKind.nioScheduleCallback.rearmOperations(random: true))) "
-                + "operations in random order, \(Self.count(EventLoopSystemKind.eventLoopScheduler.rearmOperations(random: true))) elsewhere",
+            "SwiftNIO's random order up to \(Report.count(EventLoopSystemKind.linearRandomLimit)) pending (a linear cancel); "
+                + "its re-arm is cancel + scheduleCallback, \(Report.count(EventLoopSystemKind.nioScheduleCallback.rearmOperations(random: true))) "
+                + "operations in random order, \(Report.count(EventLoopSystemKind.eventLoopScheduler.rearmOperations(random: true))) elsewhere",
         ]
         let header = ["n", "metric"] + Self.systems.map(\.rawValue) + ["ELS/NIO", "ELS/Loop"]
         for workload in bench.workloads {
@@ -67,7 +61,7 @@ struct NIOReport {
                     let versusLoop = Self.ratio(ours, medianOf(row, .loopScheduler, metric))
                     lines.append(
                         Report.row(
-                            [Self.count(row.n), metric] + figures + [versusNIO, versusLoop],
+                            [Report.count(row.n), metric] + figures + [versusNIO, versusLoop],
                             Self.widths,
                             leftAligned: 2
                         )
@@ -102,8 +96,9 @@ struct NIOReport {
             return reference.map { $0 * limit }
         }
 
-        func line() -> String {
-            guard let ours, let bound else { return "  [not run] \(name)" }
+        /// The target's line, or nil when this run did not measure it.
+        func line() -> String? {
+            guard let ours, let bound else { return nil }
             let verdict = ours <= bound ? "holds" : "MISSES"
             var text = "  [\(verdict)] \(name): \(Report.format(ours))"
             if let reference, !referenceName.isEmpty {
@@ -245,8 +240,8 @@ struct NIOReport {
                 limit: 1.2
             ),
         ]
-        let measured = targets.filter { $0.ours != nil && $0.bound != nil }
-        var lines = ["issue 38's targets for EventLoopScheduler (medians of this run):"] + measured.map { $0.line() }
+        let measured = targets.compactMap { $0.line() }
+        var lines = ["issue 38's targets for EventLoopScheduler (medians of this run):"] + measured
         if measured.count < targets.count {
             lines.append(
                 "  (\(targets.count - measured.count) not measured by this run; every target: "
@@ -282,7 +277,7 @@ struct NIOReport {
         samples.flatMap { row, bySystem in
             bySystem.flatMap { system, runs in
                 runs.flatMap(\.failures).map {
-                    "\(row.workload.rawValue) n=\(Self.count(row.n)) on \(system.rawValue): \($0)"
+                    "\(row.workload.rawValue) n=\(Report.count(row.n)) on \(system.rawValue): \($0)"
                 }
             }
         }

@@ -80,6 +80,13 @@ struct Report {
         }.joined(separator: "  ")
     }
 
+    /// A size as the tables print it: 10k, 1M, or the number.
+    static func count(_ n: Int) -> String {
+        if n >= 1_000_000, n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
+        if n >= 1_000, n % 1_000 == 0 { return "\(n / 1_000)k" }
+        return "\(n)"
+    }
+
     static func format(_ value: Double) -> String {
         if value == 0 { return "0" }
         if abs(value) >= 100 { return String(format: "%.0f", value) }

@@ -18,12 +18,17 @@ struct ReleaseTests {
             let continuation = await iterator.next()!
             holder.scheduler!.schedule(after: .seconds(1)) { [resumer = Resumer(continuation)] in _ = resumer }
             // The last reference goes on a thread of its own while this task drives others.
+            weak let gone = holder.scheduler
             let released = releaseOnItsOwnThread(holder)
             for _ in 0..<2 {
                 let test = makeTestScheduler()
-                try await test.drive { await Task { try? await test.sleep(for: .zero) }.value }
+                let slept = try await test.drive {
+                    await Task { (try? await test.sleep(for: .zero)) != nil }.value
+                }
+                #expect(slept, "a taken-in sleep at the current instant did not return")
             }
             await released.value
+            #expect(gone == nil, "the scheduler outlived its last reference")
             await waiter.value  // the closure was released, its resumer with it
         }
     }
